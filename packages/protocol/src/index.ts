@@ -1,0 +1,14 @@
+export * from './common.js';
+export * from './errors.js';
+export * from './jsonrpc.js';
+export * from './methodTable.js';
+export * from './notifications.js';
+export * from './selectors.js';
+export * from './methods/action.js';
+export * from './methods/browser.js';
+export * from './methods/discovery.js';
+export * from './methods/lifecycle.js';
+export * from './methods/observe.js';
+export * from './methods/page.js';
+export { formatZodError } from './validation.js';
+export { buildJsonSchema } from './jsonSchema.js';

@@ -1,0 +1,298 @@
+import { z } from 'zod';
+import { EmptyParamsSchema, EmptyResultSchema, PageInfoSchema } from './common.js';
+import * as action from './methods/action.js';
+import * as browser from './methods/browser.js';
+import * as discovery from './methods/discovery.js';
+import * as lifecycle from './methods/lifecycle.js';
+import * as observe from './methods/observe.js';
+import * as page from './methods/page.js';
+
+/**
+ * How a request is ordered against the others on its connection: `page` requests run in order
+ * per page (different pages run in parallel); `session` requests change what the pages are and
+ * wait for everything before them, and everything after waits for them.
+ */
+export type Lane = 'page' | 'session';
+
+export interface MethodSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  params: P;
+  result: R;
+  /** Scope a token needs; null for the handshake methods every client may call. */
+  scope: string | null;
+  /** Changes browser or page state (and so goes through approval and audit). */
+  mutating: boolean;
+  lane: Lane;
+  description: string;
+}
+
+function method<P extends z.ZodType, R extends z.ZodType>(
+  spec: Omit<MethodSpec<P, R>, 'scope'> & { scope?: string | null },
+  name: string,
+): MethodSpec<P, R> {
+  return { ...spec, scope: spec.scope === undefined ? name.replace('/', ':') : spec.scope };
+}
+
+const actionMethod = <P extends z.ZodType, R extends z.ZodType = typeof EmptyResultSchema>(
+  name: string,
+  params: P,
+  description: string,
+  result?: R,
+) =>
+  method(
+    { params, result: (result ?? EmptyResultSchema) as R, mutating: true, lane: 'page', description },
+    name,
+  );
+
+/** Every request method of the protocol: the single table the server, client, CLI and docs derive from. */
+export const methods = {
+  initialize: method(
+    {
+      params: lifecycle.InitializeParamsSchema,
+      result: lifecycle.InitializeResultSchema,
+      scope: null,
+      mutating: false,
+      lane: 'session',
+      description: 'Open the session: negotiate version, capabilities and limits. Must be the first request.',
+    },
+    'initialize',
+  ),
+  shutdown: method(
+    {
+      params: lifecycle.ShutdownParamsSchema,
+      result: EmptyResultSchema,
+      scope: null,
+      mutating: true,
+      lane: 'session',
+      description: "End the session and close this connection's pages (unless closePages is false).",
+    },
+    'shutdown',
+  ),
+  'events/subscribe': method(
+    {
+      params: lifecycle.SubscribeParamsSchema,
+      result: lifecycle.SubscribeResultSchema,
+      scope: null,
+      mutating: false,
+      lane: 'session',
+      description: 'Choose which notifications (events/page, events/console, …) this connection receives.',
+    },
+    'events/subscribe',
+  ),
+  'browser/launch': method(
+    {
+      params: browser.BrowserLaunchParamsSchema,
+      result: browser.BrowserLaunchResultSchema,
+      mutating: true,
+      lane: 'session',
+      description: 'Launch (or attach to) a browser for this session. Optional: the first page call launches one.',
+    },
+    'browser/launch',
+  ),
+  'browser/close': method(
+    {
+      params: browser.BrowserCloseParamsSchema,
+      result: EmptyResultSchema,
+      mutating: true,
+      lane: 'session',
+      description: "Close this session's browser context and pages; the browser closes when no session uses it.",
+    },
+    'browser/close',
+  ),
+  'page/create': method(
+    {
+      params: page.PageCreateParamsSchema,
+      result: PageInfoSchema,
+      mutating: true,
+      lane: 'session',
+      description: 'Open a new page (tab), optionally navigating it; it becomes the active page.',
+    },
+    'page/create',
+  ),
+  'page/navigate': method(
+    {
+      params: page.PageNavigateParamsSchema,
+      result: page.NavigationResultSchema,
+      mutating: true,
+      lane: 'page',
+      description: 'Navigate a page to a URL and wait for it to load.',
+    },
+    'page/navigate',
+  ),
+  'page/reload': method(
+    {
+      params: page.PageHistoryParamsSchema,
+      result: page.PageHistoryResultSchema,
+      mutating: true,
+      lane: 'page',
+      description: 'Reload a page.',
+    },
+    'page/reload',
+  ),
+  'page/goBack': method(
+    {
+      params: page.PageHistoryParamsSchema,
+      result: page.PageHistoryResultSchema,
+      mutating: true,
+      lane: 'page',
+      description: 'Go back in history; `navigated: false` when there is nothing to go back to.',
+    },
+    'page/goBack',
+  ),
+  'page/goForward': method(
+    {
+      params: page.PageHistoryParamsSchema,
+      result: page.PageHistoryResultSchema,
+      mutating: true,
+      lane: 'page',
+      description: 'Go forward in history; `navigated: false` when there is nothing to go forward to.',
+    },
+    'page/goForward',
+  ),
+  'page/close': method(
+    {
+      params: page.PageCloseParamsSchema,
+      result: page.PageCloseResultSchema,
+      mutating: true,
+      lane: 'session',
+      description: 'Close a page; the most recently active remaining page becomes active.',
+    },
+    'page/close',
+  ),
+  'page/list': method(
+    {
+      params: EmptyParamsSchema,
+      result: page.PageListResultSchema,
+      mutating: false,
+      lane: 'session',
+      description: "List this session's pages and the active one.",
+    },
+    'page/list',
+  ),
+  'page/activate': method(
+    {
+      params: page.PageActivateParamsSchema,
+      result: EmptyResultSchema,
+      mutating: true,
+      lane: 'session',
+      description: 'Make a page the active one (the target of calls without pageId) and bring it to front.',
+    },
+    'page/activate',
+  ),
+  'action/click': actionMethod('action/click', action.ClickParamsSchema, 'Click an element.'),
+  'action/dblclick': actionMethod('action/dblclick', action.ClickParamsSchema, 'Double-click an element.'),
+  'action/type': actionMethod(
+    'action/type',
+    action.TypeParamsSchema,
+    'Type text key by key into an element (fires key events); see action/fill for setting a value at once.',
+  ),
+  'action/fill': actionMethod('action/fill', action.FillParamsSchema, 'Set the value of an input, textarea or editable.'),
+  'action/clear': actionMethod('action/clear', action.ElementActionParamsSchema, 'Empty an input, textarea or editable.'),
+  'action/press': actionMethod(
+    'action/press',
+    action.PressParamsSchema,
+    'Press a key or chord (`Enter`, `Control+a`), on an element or on whatever has focus.',
+  ),
+  'action/hover': actionMethod('action/hover', action.HoverParamsSchema, 'Move the mouse over an element.'),
+  'action/scroll': actionMethod(
+    'action/scroll',
+    action.ScrollParamsSchema,
+    'Scroll the page or an element by a direction and amount, or bring an element into view.',
+    action.ScrollResultSchema,
+  ),
+  'action/select': actionMethod(
+    'action/select',
+    action.SelectParamsSchema,
+    'Select options of a <select> by value or label.',
+    action.SelectResultSchema,
+  ),
+  'action/check': actionMethod('action/check', action.ElementActionParamsSchema, 'Check a checkbox or radio button.'),
+  'action/uncheck': actionMethod('action/uncheck', action.ElementActionParamsSchema, 'Uncheck a checkbox.'),
+  'action/drag': actionMethod('action/drag', action.DragParamsSchema, 'Drag an element onto another element or point.'),
+  'observe/screenshot': method(
+    {
+      params: observe.ScreenshotParamsSchema,
+      result: observe.ScreenshotResultSchema,
+      mutating: false,
+      lane: 'page',
+      description: 'Capture the viewport, the full page, a clip or one element as PNG, JPEG or WebP (base64).',
+    },
+    'observe/screenshot',
+  ),
+  'observe/accessibility': method(
+    {
+      params: observe.AccessibilityParamsSchema,
+      result: observe.SnapshotResultSchema,
+      mutating: false,
+      lane: 'page',
+      description: 'The accessibility tree as JSON (with refs), plus the same tree as an AI snapshot.',
+    },
+    'observe/accessibility',
+  ),
+  'observe/ariaSnapshot': method(
+    {
+      params: observe.AriaSnapshotParamsSchema,
+      result: observe.SnapshotResultSchema,
+      mutating: false,
+      lane: 'page',
+      description: 'Playwright AI snapshot (YAML) with refs such as @e5 usable as {type:"ref"} selectors.',
+    },
+    'observe/ariaSnapshot',
+  ),
+  'observe/dom': method(
+    {
+      params: observe.DomParamsSchema,
+      result: observe.DomResultSchema,
+      mutating: false,
+      lane: 'page',
+      description: 'Serialized HTML and text of the page or of one element (secret field values removed).',
+    },
+    'observe/dom',
+  ),
+  'observe/element': method(
+    {
+      params: observe.ElementParamsSchema,
+      result: observe.ElementResultSchema,
+      mutating: false,
+      lane: 'page',
+      description: 'Properties of one element: found, visible, enabled, text, value, bounds, role, name, …',
+    },
+    'observe/element',
+  ),
+  'observe/content': method(
+    {
+      params: observe.ContentParamsSchema,
+      result: observe.ContentResultSchema,
+      mutating: false,
+      lane: 'page',
+      description: 'Readable content of the page as text, markdown or html.',
+    },
+    'observe/content',
+  ),
+  'discovery/discover': method(
+    {
+      params: discovery.DiscoverParamsSchema,
+      result: discovery.DiscoverResultSchema,
+      scope: 'observe:discover',
+      mutating: false,
+      lane: 'page',
+      description: 'WebMCP tools the page exposes (declarative <form toolname> and navigator.modelContext).',
+    },
+    'discovery/discover',
+  ),
+} satisfies Record<string, MethodSpec>;
+
+export type Methods = typeof methods;
+export type MethodName = keyof Methods;
+export type MethodParams<M extends MethodName> = z.input<Methods[M]['params']>;
+export type MethodResult<M extends MethodName> = z.output<Methods[M]['result']>;
+/** Params as the server sees them after validation (defaults applied). */
+export type ParsedParams<M extends MethodName> = z.output<Methods[M]['params']>;
+
+export const methodNames = Object.keys(methods) as MethodName[];
+
+export function isMethodName(name: string): name is MethodName {
+  return Object.hasOwn(methods, name);
+}
+
+/** Client → server notifications. */
+export const clientNotifications = { 'notifications/initialized': z.strictObject({}).optional() } as const;

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { BoundingBoxSchema, PageIdSchema, TimeoutSchema } from '../common.js';
+import { SelectorSchema } from '../selectors.js';
+
+export const ScreenshotParamsSchema = z.strictObject({
+  pageId: PageIdSchema,
+  /** Capture just this element. */
+  selector: SelectorSchema.optional(),
+  options: z
+    .strictObject({
+      fullPage: z.boolean().optional(),
+      clip: z
+        .strictObject({
+          x: z.number().finite().min(0),
+          y: z.number().finite().min(0),
+          width: z.number().finite().positive().max(30_000),
+          height: z.number().finite().positive().max(30_000),
+        })
+        .optional(),
+      format: z.enum(['png', 'jpeg', 'webp']).optional(),
+      quality: z.number().int().min(0).max(100).optional(),
+      scale: z.enum(['css', 'device']).optional(),
+      /** Elements painted over with a solid box. */
+      mask: z.array(SelectorSchema).max(100).optional(),
+      omitBackground: z.boolean().optional(),
+      timeout: TimeoutSchema.optional(),
+    })
+    .optional(),
+});
+export const ScreenshotResultSchema = z.object({
+  data: z.string(),
+  format: z.enum(['png', 'jpeg', 'webp']),
+  width: z.number().int(),
+  height: z.number().int(),
+});
+
+/** One node of the accessibility tree; text fragments are `{role: "text", name}`. */
+export const AccessibilityNodeSchema = z.object({
+  role: z.string(),
+  name: z.string().optional(),
+  ref: z.string().optional(),
+  /** The value of a text box, or the text of an element whose only child is text. */
+  text: z.string().optional(),
+  checked: z.union([z.boolean(), z.literal('mixed')]).optional(),
+  disabled: z.boolean().optional(),
+  expanded: z.boolean().optional(),
+  focused: z.boolean().optional(),
+  selected: z.boolean().optional(),
+  pressed: z.union([z.boolean(), z.literal('mixed')]).optional(),
+  level: z.number().int().optional(),
+  url: z.string().optional(),
+  placeholder: z.string().optional(),
+  clickable: z.boolean().optional(),
+  boundingBox: BoundingBoxSchema.optional(),
+  get children(): z.ZodOptional<z.ZodArray<typeof AccessibilityNodeSchema>> {
+    return z.array(AccessibilityNodeSchema).optional();
+  },
+});
+export type AccessibilityNode = z.infer<typeof AccessibilityNodeSchema>;
+
+const SnapshotOptionsSchema = z.strictObject({
+  /** Limit the depth of the tree. */
+  depth: z.number().int().min(0).max(1_000).optional(),
+  /** Add each element's bounding box (`[box=x,y,w,h]`). */
+  boxes: z.boolean().optional(),
+  timeout: TimeoutSchema.optional(),
+});
+
+export const AriaSnapshotParamsSchema = z.strictObject({
+  pageId: PageIdSchema,
+  /** Snapshot only this element's subtree (refs of the rest of the page stay valid). */
+  selector: SelectorSchema.optional(),
+  options: SnapshotOptionsSchema.extend({ includeTree: z.boolean().optional() }).optional(),
+});
+
+export const AccessibilityParamsSchema = z.strictObject({
+  pageId: PageIdSchema,
+  options: SnapshotOptionsSchema.extend({
+    root: SelectorSchema.optional(),
+    /** Published name of `depth`. */
+    maxDepth: z.number().int().min(0).max(1_000).optional(),
+    /** Accepted for compatibility; the AI snapshot always omits what is hidden from users. */
+    interestingOnly: z.boolean().optional(),
+  }).optional(),
+});
+
+export const SnapshotResultSchema = z.object({
+  pageId: z.string(),
+  url: z.string(),
+  title: z.string(),
+  /** Playwright's AI snapshot (YAML) with refs shown as `[ref=@e5]`. */
+  snapshot: z.string(),
+  tree: AccessibilityNodeSchema.optional(),
+  refCount: z.number().int(),
+});
+export type SnapshotResult = z.infer<typeof SnapshotResultSchema>;
+
+export const DomParamsSchema = z.strictObject({
+  pageId: PageIdSchema,
+  options: z
+    .strictObject({
+      root: SelectorSchema.optional(),
+      /** Cut `html` after this many characters (default 1,000,000). */
+      maxLength: z.number().int().min(1).max(50_000_000).optional(),
+    })
+    .optional(),
+});
+export const DomResultSchema = z.object({
+  html: z.string(),
+  text: z.string(),
+  url: z.string(),
+  title: z.string(),
+  truncated: z.boolean(),
+});
+
+export const ElementPropertySchema = z.enum([
+  'visible',
+  'enabled',
+  'checked',
+  'focused',
+  'text',
+  'value',
+  'boundingBox',
+  'attributes',
+  'computedStyle',
+  'role',
+  'name',
+  'tagName',
+]);
+export type ElementProperty = z.infer<typeof ElementPropertySchema>;
+
+export const ElementParamsSchema = z.strictObject({
+  pageId: PageIdSchema,
+  selector: SelectorSchema,
+  /** Defaults to everything but `attributes` and `computedStyle`. */
+  properties: z.array(ElementPropertySchema).max(20).optional(),
+});
+export const ElementResultSchema = z.object({
+  found: z.boolean(),
+  /** How many elements the selector matched; properties describe the first. */
+  count: z.number().int(),
+  visible: z.boolean().optional(),
+  enabled: z.boolean().optional(),
+  checked: z.union([z.boolean(), z.literal('mixed')]).nullable().optional(),
+  focused: z.boolean().optional(),
+  text: z.string().optional(),
+  value: z.string().nullable().optional(),
+  boundingBox: BoundingBoxSchema.nullable().optional(),
+  attributes: z.record(z.string(), z.string()).optional(),
+  computedStyle: z.record(z.string(), z.string()).optional(),
+  role: z.string().optional(),
+  name: z.string().optional(),
+  tagName: z.string().optional(),
+});
+
+export const ContentParamsSchema = z.strictObject({
+  pageId: PageIdSchema,
+  format: z.enum(['text', 'markdown', 'html']).optional(),
+  selector: SelectorSchema.optional(),
+  /** Cut the content after this many characters (default 1,000,000). */
+  maxLength: z.number().int().min(1).max(50_000_000).optional(),
+});
+export const ContentResultSchema = z.object({
+  content: z.string(),
+  format: z.enum(['text', 'markdown', 'html']),
+  url: z.string(),
+  title: z.string(),
+  truncated: z.boolean(),
+});

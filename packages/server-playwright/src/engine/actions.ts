@@ -1,0 +1,190 @@
+import type { Locator, Page } from 'playwright-core';
+import {
+  BAPError,
+  ErrorCodes,
+  describeSelector,
+  type MethodName,
+  type ParsedParams,
+  type Selector,
+} from '@browseragentprotocol/protocol';
+import { toBAPError } from './errors.js';
+import type { PageHandle } from './pageHandle.js';
+
+type P<M extends MethodName> = ParsedParams<M>;
+
+/** Strips protocol-only keys and undefined values before handing options to Playwright. */
+function pw<T extends object>(options: T | undefined): T {
+  return Object.fromEntries(Object.entries(options ?? {}).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Runs one action and reports Playwright's failure as the protocol error that explains it. */
+async function act<T>(action: string, selector: Selector | undefined, timeout: number | undefined, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const context: { action: string; selector?: string; timeout?: number } = { action };
+    if (selector) context.selector = describeSelector(selector);
+    if (timeout !== undefined) context.timeout = timeout;
+    throw toBAPError(error, context);
+  }
+}
+
+const timeoutOf = (h: PageHandle, options?: { timeout?: number | undefined }) => options?.timeout ?? h.timeouts.action;
+
+export async function click(h: PageHandle, p: P<'action/click'>, count: 1 | 2 = 1): Promise<object> {
+  const name = count === 2 ? 'action/dblclick' : 'action/click';
+  const target = await h.target(p.selector);
+  const { timeout: _t, ...options } = pw(p.options);
+  const timeout = timeoutOf(h, p.options);
+  await act(name, p.selector, timeout, async () => {
+    if (target.kind === 'point') {
+      const mouse = pw({ button: options.button, delay: options.delay });
+      if (count === 2) await h.page.mouse.dblclick(target.x, target.y, mouse);
+      else await h.page.mouse.click(target.x, target.y, { ...mouse, clickCount: options.clickCount ?? 1 });
+    } else if (count === 2) {
+      const { clickCount: _c, ...rest } = options;
+      await target.locator.dblclick({ ...rest, timeout });
+    } else {
+      await target.locator.click({ ...options, timeout });
+    }
+  });
+  return {};
+}
+
+export async function type(h: PageHandle, p: P<'action/type'>): Promise<object> {
+  const target = await h.target(p.selector);
+  const timeout = timeoutOf(h, p.options);
+  await act('action/type', p.selector, timeout, async () => {
+    if (target.kind === 'point') {
+      await h.page.mouse.click(target.x, target.y);
+      if (p.options?.clear) await selectAllAndDelete(h.page);
+      await h.page.keyboard.type(p.text, pw({ delay: p.options?.delay }));
+      return;
+    }
+    if (p.options?.clear) await target.locator.clear({ timeout });
+    await target.locator.pressSequentially(p.text, pw({ delay: p.options?.delay, timeout }));
+  });
+  return {};
+}
+
+async function selectAllAndDelete(page: Page): Promise<void> {
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.press('Delete');
+}
+
+export async function fill(h: PageHandle, p: P<'action/fill'>): Promise<object> {
+  const locator = await h.element(p.selector, 'action/fill');
+  const timeout = timeoutOf(h, p.options);
+  await act('action/fill', p.selector, timeout, () => locator.fill(p.value, pw({ force: p.options?.force, timeout })));
+  return {};
+}
+
+export async function clear(h: PageHandle, p: P<'action/clear'>): Promise<object> {
+  const locator = await h.element(p.selector, 'action/clear');
+  const timeout = timeoutOf(h, p.options);
+  await act('action/clear', p.selector, timeout, () => locator.clear(pw({ force: p.options?.force, timeout })));
+  return {};
+}
+
+export async function press(h: PageHandle, p: P<'action/press'>): Promise<object> {
+  const timeout = timeoutOf(h, p.options);
+  const delay = pw({ delay: p.options?.delay });
+  if (!p.selector) {
+    await act('action/press', undefined, timeout, () => h.page.keyboard.press(p.key, delay));
+    return {};
+  }
+  const target = await h.target(p.selector);
+  await act('action/press', p.selector, timeout, async () => {
+    if (target.kind === 'point') {
+      await h.page.mouse.click(target.x, target.y);
+      await h.page.keyboard.press(p.key, delay);
+    } else {
+      await target.locator.press(p.key, { ...delay, timeout });
+    }
+  });
+  return {};
+}
+
+export async function hover(h: PageHandle, p: P<'action/hover'>): Promise<object> {
+  const target = await h.target(p.selector);
+  const timeout = timeoutOf(h, p.options);
+  await act('action/hover', p.selector, timeout, async () => {
+    if (target.kind === 'point') await h.page.mouse.move(target.x, target.y);
+    else await target.locator.hover({ ...pw(p.options), timeout });
+  });
+  return {};
+}
+
+export async function scroll(h: PageHandle, p: P<'action/scroll'>): Promise<{ scrollX: number; scrollY: number }> {
+  const timeout = timeoutOf(h, p.options);
+  const direction = p.options?.direction;
+  const amount = p.options?.amount;
+  const locator = p.selector ? await h.element(p.selector, 'action/scroll') : null;
+  return act('action/scroll', p.selector, timeout, async () => {
+    if (locator && (amount === 'toElement' || direction === undefined)) {
+      await locator.scrollIntoViewIfNeeded({ timeout });
+      return h.page.evaluate(() => ({ scrollX: window.scrollX, scrollY: window.scrollY }));
+    }
+    if (amount === 'toElement') {
+      throw new BAPError(ErrorCodes.InvalidParams, 'options.amount: "toElement" needs a selector.');
+    }
+    const args = { direction: direction ?? 'down', amount: amount ?? 'page' };
+    // Runs in the page: the root element stands for the window.
+    const scrollBy = (el: Element, a: typeof args) => {
+      const win = el === document.documentElement;
+      const vertical = a.direction === 'up' || a.direction === 'down';
+      const page = vertical ? (win ? window.innerHeight : el.clientHeight) : win ? window.innerWidth : el.clientWidth;
+      const distance = (a.amount === 'page' ? page : a.amount) * (a.direction === 'up' || a.direction === 'left' ? -1 : 1);
+      const delta = { left: vertical ? 0 : distance, top: vertical ? distance : 0, behavior: 'instant' as ScrollBehavior };
+      if (win) window.scrollBy(delta);
+      else el.scrollBy(delta);
+      return win ? { scrollX: window.scrollX, scrollY: window.scrollY } : { scrollX: el.scrollLeft, scrollY: el.scrollTop };
+    };
+    return (locator ?? h.page.locator(':root')).evaluate(scrollBy, args, { timeout });
+  });
+}
+
+export async function select(h: PageHandle, p: P<'action/select'>): Promise<{ selected: string[] }> {
+  const locator = await h.element(p.selector, 'action/select');
+  const timeout = timeoutOf(h, p.options);
+  const values = Array.isArray(p.values) ? p.values : [p.values];
+  const selected = await act('action/select', p.selector, timeout, () =>
+    locator.selectOption(values, pw({ force: p.options?.force, timeout })),
+  );
+  return { selected };
+}
+
+export async function check(h: PageHandle, p: P<'action/check'>, checked: boolean): Promise<object> {
+  const name = checked ? 'action/check' : 'action/uncheck';
+  const locator = await h.element(p.selector, name);
+  const timeout = timeoutOf(h, p.options);
+  const options = { ...pw(p.options), timeout };
+  await act(name, p.selector, timeout, () => (checked ? locator.check(options) : locator.uncheck(options)));
+  return {};
+}
+
+export async function drag(h: PageHandle, p: P<'action/drag'>): Promise<object> {
+  const source = await h.target(p.source);
+  const timeout = timeoutOf(h, p.options);
+  const target = 'type' in p.target ? await h.target(p.target) : ({ kind: 'point', ...p.target } as const);
+  await act('action/drag', p.source, timeout, async () => {
+    if (source.kind === 'element' && target.kind === 'element') {
+      await source.locator.dragTo(target.locator, { ...pw(p.options), timeout });
+      return;
+    }
+    const from = source.kind === 'point' ? source : await center(source.locator, timeout);
+    const to = target.kind === 'point' ? target : await center(target.locator, timeout);
+    await h.page.mouse.move(from.x, from.y);
+    await h.page.mouse.down();
+    await h.page.mouse.move(to.x, to.y, { steps: 8 });
+    await h.page.mouse.up();
+  });
+  return {};
+}
+
+async function center(locator: Locator, timeout: number): Promise<{ x: number; y: number }> {
+  await locator.scrollIntoViewIfNeeded({ timeout });
+  const box = await locator.boundingBox({ timeout });
+  if (!box) throw new BAPError(ErrorCodes.ElementNotVisible, 'Element has no box to drag from or to.');
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}

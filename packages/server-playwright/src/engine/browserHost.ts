@@ -1,0 +1,134 @@
+import { chromium, type Browser } from 'playwright-core';
+import { BAPError, ErrorCodes, type BrowserLaunchParams } from '@browseragentprotocol/protocol';
+import { chromiumArgs, findChromium } from './chromium.js';
+
+export interface BrowserDefaults {
+  headless: boolean;
+  chromiumPath: string | undefined;
+}
+
+interface HostedBrowser {
+  id: string;
+  key: string;
+  headless: boolean;
+  browser: Promise<Browser>;
+  users: number;
+  idleTimer?: NodeJS.Timeout;
+}
+
+export interface BrowserLease {
+  id: string;
+  browser: Browser;
+  headless: boolean;
+  /** Give the browser back; it closes when unused, at once or after an idle grace period. */
+  release(immediate: boolean): Promise<void>;
+}
+
+/** How long an unused browser stays up, so the next connection does not pay for a launch. */
+const IDLE_CLOSE_MS = 30_000;
+
+/**
+ * Owns the browser processes. Sessions asking for the same launch options share one browser
+ * (each with its own context); a browser that crashed or disconnected is forgotten so the next
+ * request launches a fresh one.
+ */
+export class BrowserHost {
+  private readonly browsers = new Map<string, HostedBrowser>();
+  private nextId = 1;
+
+  constructor(private readonly defaults: BrowserDefaults) {}
+
+  async acquire(params: BrowserLaunchParams = {}): Promise<BrowserLease> {
+    if (params.browser && params.browser !== 'chromium') {
+      throw new BAPError(ErrorCodes.BrowserNotLaunched, `Browser "${params.browser}" is not available on this server.`, {
+        recoveryHint: 'Use browser: "chromium" (or omit it).',
+      });
+    }
+    const headless = params.headless ?? this.defaults.headless;
+    const key = JSON.stringify([
+      params.cdpUrl ?? null,
+      params.wsEndpoint ?? null,
+      headless,
+      params.channel ?? null,
+      params.args ?? [],
+      params.proxy ?? null,
+    ]);
+    let hosted = this.browsers.get(key);
+    if (!hosted) {
+      const id = `browser-${this.nextId++}`;
+      hosted = { id, key, headless, browser: this.start(params), users: 0 };
+      this.browsers.set(key, hosted);
+      const entry = hosted;
+      entry.browser.then(
+        (browser) => browser.on('disconnected', () => this.forget(entry)),
+        () => this.forget(entry),
+      );
+    }
+    hosted.users++;
+    clearTimeout(hosted.idleTimer);
+    const entry = hosted;
+    let browser: Browser;
+    try {
+      browser = await entry.browser;
+    } catch (error) {
+      entry.users--;
+      throw error;
+    }
+    let released = false;
+    return {
+      id: entry.id,
+      browser,
+      headless,
+      release: async (immediate) => {
+        if (released) return;
+        released = true;
+        if (--entry.users > 0 || this.browsers.get(key) !== entry) return;
+        const shut = async () => {
+          if (entry.users > 0) return;
+          this.forget(entry);
+          await browser.close().catch(() => {});
+        };
+        if (immediate) return shut();
+        entry.idleTimer = setTimeout(() => void shut(), IDLE_CLOSE_MS).unref();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.browsers.values()];
+    this.browsers.clear();
+    for (const b of all) clearTimeout(b.idleTimer);
+    await Promise.all(all.map(async (b) => (await b.browser.catch(() => null))?.close().catch(() => {})));
+  }
+
+  private forget(entry: HostedBrowser): void {
+    if (this.browsers.get(entry.key) === entry) this.browsers.delete(entry.key);
+  }
+
+  private async start(params: BrowserLaunchParams): Promise<Browser> {
+    try {
+      if (params.cdpUrl) return await chromium.connectOverCDP(params.cdpUrl, { timeout: 30_000 });
+      if (params.wsEndpoint) return await chromium.connect(params.wsEndpoint, { timeout: 30_000 });
+      const launch: Parameters<typeof chromium.launch>[0] = {
+        headless: params.headless ?? this.defaults.headless,
+        args: chromiumArgs(params.args),
+        timeout: 60_000,
+      };
+      if (params.channel) launch.channel = params.channel;
+      else launch.executablePath = findChromium(this.defaults.chromiumPath);
+      if (params.proxy) launch.proxy = params.proxy;
+      return await chromium.launch(launch);
+    } catch (error) {
+      if (error instanceof BAPError) throw error;
+      throw new BAPError(ErrorCodes.BrowserNotLaunched, `Browser failed to start: ${firstLine(error)}`, {
+        retryable: true,
+        recoveryHint: 'Check the browser path and arguments, or the remote endpoint, then call browser/launch again.',
+      });
+    }
+  }
+}
+
+export function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]!.trim();
+}

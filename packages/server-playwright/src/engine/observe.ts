@@ -1,0 +1,179 @@
+import type { Locator } from 'playwright-core';
+import {
+  BAPError,
+  ErrorCodes,
+  describeSelector,
+  type AccessibilityNode,
+  type ElementProperty,
+  type ParsedParams,
+  type SnapshotResult,
+} from '@browseragentprotocol/protocol';
+import { renderSnapshot } from './ariaTree.js';
+import { toBAPError } from './errors.js';
+import { imageSize } from './imageSize.js';
+import type { PageHandle } from './pageHandle.js';
+import { discoverTools, domSnapshot, elementInfo, toMarkdown, type ElementInfo } from './pageScripts.js';
+import { SENSITIVE_FIELDS } from './secrets.js';
+
+const DEFAULT_MAX_LENGTH = 1_000_000;
+
+export async function screenshot(h: PageHandle, p: ParsedParams<'observe/screenshot'>) {
+  const o = p.options ?? {};
+  const format = o.format ?? 'png';
+  const timeout = o.timeout ?? h.timeouts.action;
+  const element = p.selector ? await h.element(p.selector, 'observe/screenshot') : null;
+  try {
+    const data = format === 'webp' ? await webp(h, element, o) : await raster(h, element, { ...o, format, timeout });
+    return { data: data.toString('base64'), format, ...imageSize(data) };
+  } catch (error) {
+    throw toBAPError(error, p.selector ? { action: 'observe/screenshot', selector: describeSelector(p.selector) } : { action: 'observe/screenshot' });
+  }
+}
+
+type ScreenshotOptions = NonNullable<ParsedParams<'observe/screenshot'>['options']>;
+
+async function raster(h: PageHandle, element: Locator | null, o: ScreenshotOptions & { format: 'png' | 'jpeg'; timeout: number }) {
+  const mask = await Promise.all((o.mask ?? []).map((s) => h.element(s, 'observe/screenshot mask')));
+  const options = {
+    type: o.format,
+    timeout: o.timeout,
+    mask,
+    ...(o.quality !== undefined && o.format === 'jpeg' ? { quality: o.quality } : {}),
+    ...(o.scale ? { scale: o.scale } : {}),
+    ...(o.omitBackground ? { omitBackground: true } : {}),
+  };
+  if (element) return element.screenshot(options);
+  return h.page.screenshot({ ...options, fullPage: o.fullPage ?? false, ...(o.clip ? { clip: o.clip } : {}) });
+}
+
+/** Playwright writes PNG and JPEG only; WebP comes straight from Chromium over CDP. */
+async function webp(h: PageHandle, element: Locator | null, o: ScreenshotOptions): Promise<Buffer> {
+  if (o.mask?.length) throw new BAPError(ErrorCodes.InvalidParams, 'options.mask: masking works with png and jpeg, not webp.');
+  const metrics = await h.page.evaluate(() => ({
+    x: window.scrollX,
+    y: window.scrollY,
+    width: document.documentElement.scrollWidth,
+    height: document.documentElement.scrollHeight,
+    vw: window.innerWidth,
+    vh: window.innerHeight,
+    dpr: window.devicePixelRatio,
+  }));
+  let clip = { x: metrics.x, y: metrics.y, width: metrics.vw, height: metrics.vh };
+  if (o.fullPage) clip = { x: 0, y: 0, width: metrics.width, height: metrics.height };
+  if (o.clip) clip = { ...o.clip, x: o.clip.x + metrics.x, y: o.clip.y + metrics.y };
+  if (element) {
+    await element.scrollIntoViewIfNeeded();
+    const box = await element.boundingBox();
+    if (!box) throw new BAPError(ErrorCodes.ElementNotVisible, 'Element is not visible, so it has no image.');
+    const at = await h.page.evaluate(() => ({ x: window.scrollX, y: window.scrollY }));
+    clip = { x: box.x + at.x, y: box.y + at.y, width: box.width, height: box.height };
+  }
+  const session = await h.page.context().newCDPSession(h.page);
+  try {
+    const scale = o.scale === 'css' ? 1 / metrics.dpr : 1;
+    const { data } = (await session.send('Page.captureScreenshot', {
+      format: 'webp',
+      quality: o.quality ?? 80,
+      captureBeyondViewport: !!o.fullPage || !!element,
+      clip: { ...clip, scale },
+    })) as { data: string };
+    return Buffer.from(data, 'base64');
+  } finally {
+    await session.detach().catch(() => {});
+  }
+}
+
+/** observe/ariaSnapshot and observe/accessibility: one capture through the page's RefRegistry. */
+export async function snapshot(
+  h: PageHandle,
+  o: { selector?: ParsedParams<'observe/ariaSnapshot'>['selector']; depth?: number | undefined; boxes?: boolean | undefined; timeout?: number | undefined; includeTree: boolean },
+): Promise<SnapshotResult> {
+  const root = o.selector ? await h.element(o.selector, 'observe/ariaSnapshot') : undefined;
+  let nodes: AccessibilityNode[];
+  try {
+    nodes = await h.refs.capture({
+      ...(root ? { root } : {}),
+      ...(o.depth !== undefined ? { depth: o.depth } : {}),
+      ...(o.boxes ? { boxes: true } : {}),
+      timeout: o.timeout ?? h.timeouts.action,
+    });
+  } catch (error) {
+    throw toBAPError(error, o.selector ? { selector: describeSelector(o.selector) } : {});
+  }
+  const title = await h.title();
+  const result: SnapshotResult = {
+    pageId: h.id,
+    url: h.page.url(),
+    title,
+    snapshot: renderSnapshot(nodes),
+    refCount: h.refs.size,
+  };
+  if (o.includeTree) result.tree = { role: 'document', name: title, children: nodes };
+  return result;
+}
+
+export async function dom(h: PageHandle, p: ParsedParams<'observe/dom'>) {
+  const root = p.options?.root ? await h.element(p.options.root, 'observe/dom') : null;
+  const args = { sensitive: SENSITIVE_FIELDS, maxLength: p.options?.maxLength ?? DEFAULT_MAX_LENGTH };
+  try {
+    const result = await (root ?? h.page.locator(':root')).evaluate(domSnapshot, args);
+    return { ...result, url: h.page.url(), title: await h.title() };
+  } catch (error) {
+    throw toBAPError(error, { action: 'observe/dom' });
+  }
+}
+
+const DEFAULT_PROPERTIES: ElementProperty[] = ['visible', 'enabled', 'checked', 'focused', 'text', 'value', 'boundingBox', 'role', 'name', 'tagName'];
+
+export async function element(h: PageHandle, p: ParsedParams<'observe/element'>) {
+  const locator = await h.element(p.selector, 'observe/element');
+  try {
+    const count = await locator.count();
+    if (count === 0) return { found: false, count: 0 };
+    const info = await locator.first().evaluate(elementInfo, SENSITIVE_FIELDS, { timeout: h.timeouts.action });
+    const result: Record<string, unknown> = { found: true, count };
+    for (const prop of p.properties ?? DEFAULT_PROPERTIES) result[prop] = info[prop as keyof ElementInfo];
+    return result as { found: boolean; count: number };
+  } catch (error) {
+    throw toBAPError(error, { selector: describeSelector(p.selector) });
+  }
+}
+
+export async function content(h: PageHandle, p: ParsedParams<'observe/content'>) {
+  const format = p.format ?? 'text';
+  const maxLength = p.maxLength ?? DEFAULT_MAX_LENGTH;
+  const root = p.selector ? await h.element(p.selector, 'observe/content') : null;
+  let text: string;
+  try {
+    if (format === 'markdown') text = await (root ?? h.page.locator('body')).evaluate(toMarkdown);
+    else if (format === 'html') {
+      const args = { sensitive: SENSITIVE_FIELDS, maxLength };
+      text = (await (root ?? h.page.locator(':root')).evaluate(domSnapshot, args)).html;
+    } else {
+      text = root ? await root.innerText() : await h.page.evaluate(() => document.body?.innerText ?? '');
+    }
+  } catch (error) {
+    throw toBAPError(error, { action: 'observe/content' });
+  }
+  return {
+    content: text.slice(0, maxLength),
+    format,
+    url: h.page.url(),
+    title: await h.title(),
+    truncated: text.length > maxLength,
+  };
+}
+
+export async function discover(h: PageHandle, p: ParsedParams<'discovery/discover'>) {
+  try {
+    const { tools, native } = await h.page.evaluate(discoverTools, p.options?.includeInputSchemas ?? true);
+    const max = p.options?.maxTools ?? 50;
+    return {
+      tools: tools.slice(0, max) as { name: string; source: 'webmcp-declarative' | 'webmcp-imperative' }[],
+      totalDiscovered: tools.length,
+      ...(native ? { apiVersion: 'native' } : {}),
+    };
+  } catch (error) {
+    throw toBAPError(error, { action: 'discovery/discover' });
+  }
+}

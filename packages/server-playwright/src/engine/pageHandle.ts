@@ -1,0 +1,168 @@
+import type { Page } from 'playwright-core';
+import {
+  BAPError,
+  ErrorCodes,
+  describeSelector,
+  type ConsoleEvent,
+  type NavigationResult,
+  type PageEvent,
+  type PageInfo,
+  type Selector,
+  type WaitUntil,
+} from '@browseragentprotocol/protocol';
+import { toBAPError } from './errors.js';
+import { locate, requireElement, type Target } from './locate.js';
+import { RefRegistry } from './refRegistry.js';
+
+export interface PageEvents {
+  page(event: PageEvent): void;
+  console(event: ConsoleEvent): void;
+}
+
+export interface Timeouts {
+  action: number;
+  navigation: number;
+}
+
+const CONSOLE_LEVELS: Record<string, ConsoleEvent['level']> = {
+  log: 'log', debug: 'debug', info: 'info', error: 'error', warning: 'warn', trace: 'debug', dir: 'log', assert: 'error',
+};
+
+/** One page of a session: its id, its ref registry, its status, and its events. */
+export class PageHandle {
+  readonly refs: RefRegistry;
+  status: PageInfo['status'] = 'loading';
+
+  constructor(
+    readonly id: string,
+    readonly page: Page,
+    readonly timeouts: Timeouts,
+    events: PageEvents,
+  ) {
+    this.refs = new RefRegistry(page);
+    const now = Date.now;
+    page.on('domcontentloaded', () => events.page({ type: 'domcontentloaded', pageId: id, url: page.url(), timestamp: now() }));
+    page.on('load', () => {
+      this.status = 'ready';
+      events.page({ type: 'load', pageId: id, url: page.url(), timestamp: now() });
+    });
+    page.on('framenavigated', (frame) => {
+      if (frame !== page.mainFrame()) return;
+      events.page({ type: 'navigated', pageId: id, url: frame.url(), timestamp: now() });
+    });
+    page.on('pageerror', (error) =>
+      events.page({ type: 'error', pageId: id, url: page.url(), error: error.message, timestamp: now() }),
+    );
+    page.on('crash', () => {
+      this.status = 'error';
+      events.page({ type: 'error', pageId: id, url: page.url(), error: 'Page crashed', timestamp: now() });
+    });
+    page.on('close', () => events.page({ type: 'close', pageId: id, timestamp: now() }));
+    page.on('console', (message) => {
+      const location = message.location();
+      const event: ConsoleEvent = {
+        pageId: id,
+        level: CONSOLE_LEVELS[message.type()] ?? 'log',
+        text: message.text(),
+        timestamp: now(),
+      };
+      if (location.url) Object.assign(event, { url: location.url, line: location.lineNumber, column: location.columnNumber });
+      events.console(event);
+    });
+  }
+
+  async info(active: boolean): Promise<PageInfo> {
+    return {
+      id: this.id,
+      url: this.page.url(),
+      title: await this.title(),
+      viewport: this.page.viewportSize(),
+      status: this.status,
+      active,
+    };
+  }
+
+  async title(): Promise<string> {
+    return this.page.title().catch(() => '');
+  }
+
+  async target(selector: Selector): Promise<Target> {
+    try {
+      return await locate(this.page, this.refs, selector);
+    } catch (error) {
+      throw toBAPError(error, { selector: describeSelector(selector) });
+    }
+  }
+
+  async element(selector: Selector, action: string) {
+    return requireElement(await this.target(selector), selector, action);
+  }
+
+  async navigate(url: string, options: { waitUntil?: WaitUntil; timeout?: number; referer?: string }): Promise<NavigationResult> {
+    const target = normalizeUrl(url);
+    const gotoOptions: Parameters<Page['goto']>[1] = {
+      waitUntil: options.waitUntil ?? 'load',
+      timeout: options.timeout ?? this.timeouts.navigation,
+    };
+    if (options.referer) gotoOptions.referer = options.referer;
+    try {
+      const response = await this.page.goto(target, gotoOptions);
+      this.status = 'ready';
+      const result: NavigationResult = {
+        pageId: this.id,
+        url: this.page.url(),
+        title: await this.title(),
+        status: response?.status() ?? null,
+      };
+      if (response) result.headers = await response.allHeaders();
+      return result;
+    } catch (error) {
+      this.status = 'error';
+      throw toBAPError(error, { url: target, timeout: gotoOptions.timeout });
+    }
+  }
+
+  async history(
+    direction: 'reload' | 'back' | 'forward',
+    options: { waitUntil?: WaitUntil; timeout?: number },
+  ): Promise<NavigationResult & { navigated: boolean }> {
+    const opts = { waitUntil: options.waitUntil ?? 'load', timeout: options.timeout ?? this.timeouts.navigation } as const;
+    const before = this.page.url();
+    try {
+      const response =
+        direction === 'reload'
+          ? await this.page.reload(opts)
+          : direction === 'back'
+            ? await this.page.goBack(opts)
+            : await this.page.goForward(opts);
+      // goBack/goForward resolve null both for "no entry" and for same-document moves.
+      const navigated = direction === 'reload' || response !== null || this.page.url() !== before;
+      return { pageId: this.id, url: this.page.url(), title: await this.title(), status: response?.status() ?? null, navigated };
+    } catch (error) {
+      throw toBAPError(error, { url: this.page.url(), timeout: opts.timeout });
+    }
+  }
+}
+
+/** Accepts what people type in an address bar: `example.com` → https, `localhost:3000` → http. */
+export function normalizeUrl(input: string): string {
+  const url = input.trim();
+  if (/^javascript:/i.test(url)) {
+    throw new BAPError(ErrorCodes.InvalidParams, 'url: javascript: URLs cannot be navigated to.', {
+      recoveryHint: 'Navigate to an http(s) URL; run page code through an action instead.',
+    });
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^(localhost|[\w.-]+):\d+/i.test(url)) {
+    try {
+      return new URL(url).href;
+    } catch {
+      throw new BAPError(ErrorCodes.InvalidParams, `url: "${url}" is not a valid URL.`);
+    }
+  }
+  const local = /^(localhost|127\.|\[::1\]|0\.0\.0\.0)/i.test(url);
+  try {
+    return new URL(`${local ? 'http' : 'https'}://${url}`).href;
+  } catch {
+    throw new BAPError(ErrorCodes.InvalidParams, `url: "${url}" is not a valid URL.`);
+  }
+}

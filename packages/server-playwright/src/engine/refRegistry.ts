@@ -1,0 +1,102 @@
+import type { Locator, Page } from 'playwright-core';
+import { BAPError, ErrorCodes, type AccessibilityNode } from '@browseragentprotocol/protocol';
+import { collectRefs, toAccessibilityNodes, type RawAriaNode } from './ariaTree.js';
+import { sensitiveValues } from './secrets.js';
+
+interface RefTarget {
+  role: string;
+  name: string;
+  /** Index among the nodes of the same role and name, in document order. */
+  nth: number;
+}
+
+export interface CaptureOptions {
+  root?: Locator;
+  depth?: number;
+  boxes?: boolean;
+  timeout?: number;
+}
+
+const SNAPSHOT_HINT = 'Take a new observe/ariaSnapshot (or observe/accessibility) of this page and use a ref from it.';
+
+/**
+ * The one owner of a page's AI snapshots. Playwright keeps a single ref table per frame and any
+ * later snapshot in that frame replaces it; taking every snapshot here keeps our table and
+ * Playwright's in step, so refs are never invalidated behind the agent's back.
+ */
+export class RefRegistry {
+  private refs = new Map<string, RefTarget>();
+  /** Set when the main frame navigates: role+name fallback must not hop to another document. */
+  private navigatedSinceSnapshot = false;
+
+  constructor(private readonly page: Page) {
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) this.navigatedSinceSnapshot = true;
+    });
+  }
+
+  get size(): number {
+    return this.refs.size;
+  }
+
+  async capture(options: CaptureOptions = {}): Promise<AccessibilityNode[]> {
+    const { root, depth, boxes, timeout } = options;
+    const snapshotOptions = { mode: 'ai' as const, timeout: timeout ?? 0, boxes: boxes ?? false };
+    const [raw, secrets] = await Promise.all([
+      (root ?? this.page).ariaSnapshotJSON(depth === undefined ? snapshotOptions : { ...snapshotOptions, depth }),
+      sensitiveValues(this.page),
+    ]);
+    const nodes = toAccessibilityNodes(raw as RawAriaNode[], secrets);
+    // A partial snapshot replaced Playwright's table with a subset: restore the whole page's.
+    const full = root || depth !== undefined ? toAccessibilityNodes((await this.page.ariaSnapshotJSON({ mode: 'ai' })) as RawAriaNode[], secrets) : nodes;
+    this.remember(full);
+    return nodes;
+  }
+
+  /** A locator for a ref, or ElementNotFound within milliseconds when it cannot be resolved. */
+  async resolve(input: string): Promise<Locator> {
+    const ref = input.startsWith('@') ? input : `@${input}`;
+    const target = this.refs.get(ref);
+    if (!target) {
+      throw new BAPError(ErrorCodes.ElementNotFound, `Unknown ref ${ref}: it is not in the latest snapshot of this page.`, {
+        retryable: false,
+        details: { ref },
+        recoveryHint: SNAPSHOT_HINT,
+      });
+    }
+    const direct = this.page.locator(`aria-ref=${ref.slice(1)}`);
+    if ((await direct.count()) === 1) return direct;
+    const fallback = await this.fallback(ref, target);
+    if (fallback) return fallback;
+    const what = target.name ? `${target.role} "${target.name}"` : target.role;
+    throw new BAPError(ErrorCodes.ElementNotFound, `Ref ${ref} is stale: its element (${what}) is no longer on the page.`, {
+      retryable: false,
+      details: { ref, role: target.role, name: target.name },
+      recoveryHint: SNAPSHOT_HINT,
+    });
+  }
+
+  private async fallback(ref: string, target: RefTarget): Promise<Locator | null> {
+    // Refs inside iframes (@f1e2) and nameless generics have no trustworthy role+name twin.
+    if (this.navigatedSinceSnapshot || !/^@e\d+$/.test(ref) || !target.name || target.role === 'generic') return null;
+    const candidates = this.page.getByRole(target.role as Parameters<Page['getByRole']>[0], {
+      name: target.name,
+      exact: true,
+    });
+    const count = await candidates.count();
+    if (count === 1) return candidates;
+    return count > target.nth ? candidates.nth(target.nth) : null;
+  }
+
+  private remember(nodes: AccessibilityNode[]): void {
+    const seen = new Map<string, number>();
+    this.refs = new Map();
+    for (const [ref, { role, name }] of collectRefs(nodes)) {
+      const key = `${role}\u0000${name}`;
+      const nth = seen.get(key) ?? 0;
+      seen.set(key, nth + 1);
+      this.refs.set(ref, { role, name, nth });
+    }
+    this.navigatedSinceSnapshot = false;
+  }
+}

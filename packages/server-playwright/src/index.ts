@@ -1,0 +1,33 @@
+import { pino } from 'pino';
+import type { ResolvedServerOptions, ServerOptions } from './options.js';
+import { listen, type RunningServer } from './transports/server.js';
+
+export type { ServerOptions } from './options.js';
+export type { RunningServer } from './transports/server.js';
+export { SERVER_NAME, SERVER_VERSION } from './version.js';
+export { findChromium } from './engine/chromium.js';
+
+/** Starts a BAP server: WebSocket JSON-RPC and `GET /health` on one port. */
+export function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  return listen(resolve(options));
+}
+
+function resolve(options: ServerOptions): ResolvedServerOptions {
+  const logger =
+    options.logger === false
+      ? pino({ level: 'silent' })
+      : (options.logger ?? pino({ level: process.env.BAP_LOG_LEVEL ?? 'info' }, pino.destination(2)));
+  return {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 9222,
+    headless: options.headless ?? true,
+    chromiumPath: options.chromiumPath,
+    maxMessageBytes: options.maxMessageBytes ?? 16 * 1024 * 1024,
+    maxBatchSize: options.maxBatchSize ?? 100,
+    maxPages: options.maxPages ?? 50,
+    actionTimeout: options.actionTimeout ?? 10_000,
+    navigationTimeout: options.navigationTimeout ?? 30_000,
+    validateResults: options.validateResults ?? false,
+    logger,
+  };
+}

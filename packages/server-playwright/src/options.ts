@@ -1,0 +1,31 @@
+import type { Logger } from 'pino';
+
+export interface ServerOptions {
+  /** Interface to bind; loopback by default. */
+  host?: string;
+  /** Port for WebSocket and `GET /health`; 9222 by default, 0 for any free port. */
+  port?: number;
+  /** Run Chromium headless (default true). */
+  headless?: boolean;
+  /** Chromium executable; default: $BAP_CHROMIUM_PATH, /usr/bin/chromium, Playwright's cache. */
+  chromiumPath?: string;
+  /** Largest accepted message in bytes (default 16 MiB); larger ones get -32600. */
+  maxMessageBytes?: number;
+  /** Largest batch array (default 100). */
+  maxBatchSize?: number;
+  /** Most pages one session may hold open (default 50). */
+  maxPages?: number;
+  /** Default timeout of actions and observations in ms (default 10,000). */
+  actionTimeout?: number;
+  /** Default timeout of navigations in ms (default 30,000). */
+  navigationTimeout?: number;
+  /** Validate every result against the protocol schema before replying (tests turn this on). */
+  validateResults?: boolean;
+  /** A pino logger; false for silence. Default: info level to stderr. */
+  logger?: Logger | false;
+}
+
+export type ResolvedServerOptions = Required<Omit<ServerOptions, 'chromiumPath' | 'logger'>> & {
+  chromiumPath: string | undefined;
+  logger: Logger;
+};

@@ -1,0 +1,92 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { BAPError, ErrorCodes, PROTOCOL_VERSION } from '@browseragentprotocol/protocol';
+import { BrowserHost } from '../engine/browserHost.js';
+import type { ResolvedServerOptions } from '../options.js';
+import { RpcConnection } from '../rpc/connection.js';
+import { SERVER_VERSION } from '../version.js';
+
+export interface RunningServer {
+  /** `ws://host:port` for agents. */
+  url: string;
+  /** `http://host:port` (serves `GET /health`). */
+  httpUrl: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * One port: `GET /health` over HTTP, JSON-RPC over WebSocket. Frames larger than the message
+ * limit (up to four times it) still get a -32600 reply; beyond that the socket closes with 1009.
+ */
+export async function listen(options: ResolvedServerOptions): Promise<RunningServer> {
+  const host = new BrowserHost({ headless: options.headless, chromiumPath: options.chromiumPath });
+  const log = options.logger;
+  const connections = new Set<RpcConnection>();
+  const http = createServer((req, res) => route(req, res));
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes * 4, perMessageDeflate: false });
+
+  http.on('upgrade', (req, socket, head) => {
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req));
+  });
+
+  function accept(ws: WebSocket, req: IncomingMessage): void {
+    const connection = new RpcConnection(host, options, (text) => {
+      if (ws.readyState === ws.OPEN) ws.send(text);
+    });
+    connections.add(connection);
+    log.debug({ remote: req.socket.remoteAddress }, 'connection opened');
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) {
+        connection.reject(new BAPError(ErrorCodes.InvalidRequest, 'Invalid Request: binary frames are not accepted; send JSON text.'));
+        return;
+      }
+      connection.receive(data.toString()).catch((error: unknown) => log.error({ err: error }, 'unhandled dispatch failure'));
+    });
+    ws.on('error', (error) => log.debug({ err: error }, 'socket error'));
+    ws.on('close', () => {
+      connections.delete(connection);
+      log.debug('connection closed');
+      connection.close().catch((error: unknown) => log.warn({ err: error }, 'closing session failed'));
+    });
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse): void {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && path === '/health') {
+      return json(res, 200, { status: 'ok', version: SERVER_VERSION, protocolVersion: PROTOCOL_VERSION });
+    }
+    json(res, 404, { error: 'not found', hint: 'Connect a WebSocket to this address; GET /health reports status.' });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, options.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const hostname = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `ws://${hostname}:${port}`,
+    httpUrl: `http://${hostname}:${port}`,
+    port,
+    close: () => shutdown(http, wss, connections, host),
+  };
+}
+
+async function shutdown(http: Server, wss: WebSocketServer, connections: Set<RpcConnection>, host: BrowserHost) {
+  for (const ws of wss.clients) ws.close(1001, 'server shutting down');
+  await Promise.all([...connections].map((c) => c.close().catch(() => {})));
+  await new Promise<void>((resolve) => wss.close(() => resolve()));
+  http.closeAllConnections();
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+  await host.close();
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Every check: set-up, lint, typecheck (sources and tests), protocol schema freshness, all tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+echo "== lint" && npx eslint .
+echo "== typecheck tests" && npx tsc -p tests/tsconfig.json --noEmit
+echo "== schema" && node packages/protocol/scripts/schema.mjs --check
+echo "== tests" && npx vitest run "$@"
