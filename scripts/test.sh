@@ -5,5 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 echo "== lint" && npx eslint .
 echo "== typecheck tests" && npx tsc -p tests/tsconfig.json --noEmit
-echo "== schema" && node packages/protocol/scripts/schema.mjs --check
+echo "== generated files" && node packages/protocol/scripts/schema.mjs --check && node scripts/docs.mjs --check
 echo "== tests" && npx vitest run "$@"

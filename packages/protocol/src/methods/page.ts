@@ -23,7 +23,6 @@ export const PageNavigateParamsSchema = z.strictObject({
 export const NavigationResultSchema = z.object({
   pageId: z.string(),
   url: z.string(),
-  title: z.string(),
   /** HTTP status of the main resource; null for same-document, `about:` and `data:` navigations. */
   status: z.number().int().nullable(),
   headers: z.record(z.string(), z.string()).optional(),

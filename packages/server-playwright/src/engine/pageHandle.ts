@@ -108,13 +108,8 @@ export class PageHandle {
     try {
       const response = await this.page.goto(target, gotoOptions);
       this.status = 'ready';
-      const result: NavigationResult = {
-        pageId: this.id,
-        url: this.page.url(),
-        title: await this.title(),
-        status: response?.status() ?? null,
-      };
-      if (response) result.headers = await response.allHeaders();
+      const result: NavigationResult = { pageId: this.id, url: this.page.url(), status: response?.status() ?? null };
+      if (response) result.headers = response.headers();
       return result;
     } catch (error) {
       this.status = 'error';
@@ -137,7 +132,7 @@ export class PageHandle {
             : await this.page.goForward(opts);
       // goBack/goForward resolve null both for "no entry" and for same-document moves.
       const navigated = direction === 'reload' || response !== null || this.page.url() !== before;
-      return { pageId: this.id, url: this.page.url(), title: await this.title(), status: response?.status() ?? null, navigated };
+      return { pageId: this.id, url: this.page.url(), status: response?.status() ?? null, navigated };
     } catch (error) {
       throw toBAPError(error, { url: this.page.url(), timeout: opts.timeout });
     }

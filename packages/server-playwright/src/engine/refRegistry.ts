@@ -92,9 +92,10 @@ export class RefRegistry {
     const seen = new Map<string, number>();
     this.refs = new Map();
     for (const [ref, { role, name }] of collectRefs(nodes)) {
+      // Only main-frame refs can fall back to getByRole, so only they are counted for `nth`.
       const key = `${role}\u0000${name}`;
       const nth = seen.get(key) ?? 0;
-      seen.set(key, nth + 1);
+      if (/^@e\d+$/.test(ref)) seen.set(key, nth + 1);
       this.refs.set(ref, { role, name, nth });
     }
     this.navigatedSinceSnapshot = false;

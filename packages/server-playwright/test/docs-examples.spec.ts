@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import WebSocket from 'ws';
+import { startServer, type RunningServer } from '../src/index.js';
+
+const docs = fileURLToPath(new URL('../../../docs/', import.meta.url));
+const { examples } = JSON.parse(readFileSync(join(docs, 'protocol-examples.json'), 'utf8')) as {
+  examples: [string, Record<string, unknown>][];
+};
+
+let site: Server;
+let server: RunningServer;
+let siteUrl: string;
+
+beforeAll(async () => {
+  site = createServer((req, res) => {
+    const file = join(docs, 'example-site', (req.url ?? '/').split(/[?#]/)[0]!.replace(/^\/+/, '') || 'form.html');
+    res.setHeader('content-type', 'text/html');
+    createReadStream(file).on('error', () => res.writeHead(404).end()).pipe(res);
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  server = await startServer({ port: 0, logger: false, validateResults: true });
+});
+
+afterAll(async () => {
+  await server.close();
+  site.close();
+});
+
+test('every example of docs/protocol.md succeeds against a real server, in order', async () => {
+  const ws = new WebSocket(server.url);
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const replies = new Map<number, (reply: { result?: unknown; error?: { message: string } }) => void>();
+  ws.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    if (typeof message.id === 'number') replies.get(message.id)?.(message);
+  });
+  let id = 0;
+  for (const [method, params] of examples) {
+    const body = JSON.parse(JSON.stringify(params).replaceAll('SITE', siteUrl));
+    const reply = await new Promise<{ result?: unknown; error?: { message: string } }>((resolve) => {
+      replies.set(++id, resolve);
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params: body }));
+    });
+    expect(reply.error, `${method} ${JSON.stringify(body)}`).toBeUndefined();
+    if (method === 'initialize') ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  }
+  ws.close();
+});
