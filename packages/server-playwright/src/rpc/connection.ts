@@ -107,12 +107,15 @@ export class RpcConnection {
     }
     const extra = Object.keys(message).filter((k) => !['jsonrpc', 'id', 'method', 'params'].includes(k));
     if (extra.length) return failure(replyId, invalid(`Invalid Request: unexpected member "${extra[0]}"`));
-    if (message.params !== undefined && !isObject(message.params)) {
-      return failure(replyId, new BAPError(ErrorCodes.InvalidParams, 'Invalid params: params must be an object (by-name)'));
+    if (message.params !== undefined && (typeof message.params !== 'object' || message.params === null)) {
+      return failure(replyId, invalid('Invalid Request: params must be a structured value'));
+    }
+    if (Array.isArray(message.params)) {
+      return failure(replyId, new BAPError(ErrorCodes.InvalidParams, 'Invalid params: BAP takes params by name (an object), not by position'));
     }
     const isNotification = !hasId;
     try {
-      const result = await this.call(message.method, message.params ?? {});
+      const result = await this.call(message.method, (message.params ?? {}) as Record<string, unknown>);
       return isNotification ? null : { jsonrpc: JSONRPC_VERSION, id: replyId!, result };
     } catch (error) {
       return isNotification ? null : failure(replyId, toBAPError(error));
