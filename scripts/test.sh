@@ -4,6 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 echo "== lint" && npx eslint .
-echo "== typecheck tests" && npx tsc -p tests/tsconfig.json --noEmit
+echo "== typecheck tests" && npx tsc -p tsconfig.tests.json
 echo "== generated files" && node packages/protocol/scripts/schema.mjs --check && node scripts/docs.mjs --check
 echo "== tests" && npx vitest run "$@"
