@@ -123,6 +123,9 @@ export class PageHandle {
   ): Promise<NavigationResult & { navigated: boolean }> {
     const opts = { waitUntil: options.waitUntil ?? 'load', timeout: options.timeout ?? this.timeouts.navigation } as const;
     const before = this.page.url();
+    if (direction === 'back' && (await this.atFirstRealEntry())) {
+      return { pageId: this.id, url: before, status: null, navigated: false };
+    }
     try {
       const response =
         direction === 'reload'
@@ -135,6 +138,23 @@ export class PageHandle {
       return { pageId: this.id, url: this.page.url(), status: response?.status() ?? null, navigated };
     } catch (error) {
       throw toBAPError(error, { url: this.page.url(), timeout: opts.timeout });
+    }
+  }
+
+  /**
+   * Every page starts as about:blank, so a page created at a URL has that blank entry behind it;
+   * going back to it is never what an agent means, so it counts as having no history.
+   */
+  private async atFirstRealEntry(): Promise<boolean> {
+    const cdp = await this.page.context().newCDPSession(this.page);
+    try {
+      const { currentIndex, entries } = (await cdp.send('Page.getNavigationHistory')) as {
+        currentIndex: number;
+        entries: { url: string }[];
+      };
+      return currentIndex === 0 || (currentIndex === 1 && entries[0]?.url === 'about:blank');
+    } finally {
+      await cdp.detach().catch(() => {});
     }
   }
 }
