@@ -128,7 +128,7 @@ export class BrowserHost {
   }
 }
 
-export function firstLine(error: unknown): string {
+function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0]!.trim();
 }

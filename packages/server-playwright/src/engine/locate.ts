@@ -25,7 +25,7 @@ export async function locate(page: Page, refs: RefRegistry, selector: Selector):
 }
 
 /** Locators for the selector types that need no snapshot. */
-export function locatorFor(frame: Frame, selector: Exclude<Selector, { type: 'ref' | 'semantic' | 'coordinates' }>): Locator {
+function locatorFor(frame: Frame, selector: Exclude<Selector, { type: 'ref' | 'semantic' | 'coordinates' }>): Locator {
   switch (selector.type) {
     case 'css':
       return frame.locator(`css=${selector.value}`);

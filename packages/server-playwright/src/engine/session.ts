@@ -76,7 +76,7 @@ export class BrowserSession {
     } else {
       handle.status = 'ready';
     }
-    return handle.info(this.activeId() === handle.id);
+    return handle.info(this.activePageId === handle.id);
   }
 
   /**
@@ -90,22 +90,22 @@ export class BrowserSession {
       if (!handle) throw this.pageNotFound(pageId);
       return handle;
     }
-    const active = this.activeId();
+    const active = this.activePageId;
     if (active) return this.pages.get(active)!;
     await this.createPage({});
-    return this.pages.get(this.activeId()!)!;
+    return this.pages.get(this.activePageId!)!;
   }
 
   async closePage(pageId: string | null | undefined, runBeforeUnload = false): Promise<{ activePage: string | null }> {
-    const handle = pageId ? this.pages.get(pageId) : this.pages.get(this.activeId() ?? '');
+    const handle = pageId ? this.pages.get(pageId) : this.pages.get(this.activePageId ?? '');
     if (!handle) throw this.pageNotFound(pageId ?? '(active)');
     await handle.page.close({ runBeforeUnload });
     this.forget(handle.id);
-    return { activePage: this.activeId() };
+    return { activePage: this.activePageId };
   }
 
   async list(): Promise<{ pages: PageInfo[]; activePage: string | null }> {
-    const active = this.activeId();
+    const active = this.activePageId;
     const pages = await Promise.all([...this.pages.values()].map((h) => h.info(h.id === active)));
     return { pages, activePage: active };
   }
@@ -124,10 +124,6 @@ export class BrowserSession {
   /** The page calls without pageId go to. */
   get activePageId(): string | null {
     return this.order.at(-1) ?? null;
-  }
-
-  private activeId(): string | null {
-    return this.activePageId;
   }
 
   private touch(pageId: string): void {

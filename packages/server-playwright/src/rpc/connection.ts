@@ -2,6 +2,7 @@ import {
   BAPError,
   ErrorCodes,
   JSONRPC_VERSION,
+  clientNotifications,
   formatZodError,
   isMethodName,
   methods,
@@ -123,7 +124,7 @@ export class RpcConnection {
   }
 
   private async call(method: string, rawParams: Record<string, unknown>): Promise<unknown> {
-    if (method === 'notifications/initialized') return {};
+    if (Object.hasOwn(clientNotifications, method)) return {};
     if (!isMethodName(method)) {
       throw new BAPError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, {
         recoveryHint: 'The initialize result lists every method under capabilities.methods.',
