@@ -6,4 +6,10 @@ bash scripts/setup.sh
 echo "== lint" && npx eslint .
 echo "== typecheck tests" && npx tsc -p tsconfig.tests.json
 echo "== generated files" && node packages/protocol/scripts/schema.mjs --check && node scripts/docs.mjs --check
-echo "== tests" && npx vitest run "$@"
+echo "== tests"
+report="$(mktemp)"
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile="$report" "$@" || status=$?
+node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);' "$report" || true
+rm -f "$report"
+exit "$status"

@@ -9,7 +9,10 @@ export interface ServerOptions {
   headless?: boolean;
   /** Chromium executable; default: $BAP_CHROMIUM_PATH, /usr/bin/chromium, Playwright's cache. */
   chromiumPath?: string;
-  /** Largest accepted message in bytes (default 16 MiB); larger ones get -32600. */
+  /**
+   * Largest accepted message in bytes (default 16 MiB). Larger ones get -32600, up to four times
+   * the limit; beyond that the socket is closed with 1009 (message too big).
+   */
   maxMessageBytes?: number;
   /** Largest batch array (default 100). */
   maxBatchSize?: number;

@@ -59,6 +59,7 @@ export const ShutdownParamsSchema = z.strictObject({
   closePages: z.boolean().optional(),
 });
 
+/** Replaces the connection's subscriptions: `{events: []}` unsubscribes from everything. */
 export const SubscribeParamsSchema = z.strictObject({ events: z.array(EventTypeSchema).max(16) });
 export const SubscribeResultSchema = z.object({
   /** The events this connection will now receive. */

@@ -51,6 +51,7 @@ export class RpcConnection {
       session: this.session,
       options,
       subscribe: (events) => {
+        this.subscriptions.clear();
         for (const e of events) this.subscriptions.add(e);
       },
       endSession: () => {

@@ -16,6 +16,7 @@ import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 export interface HandlerContext {
   session: BrowserSession;
   options: ResolvedServerOptions;
+  /** Replaces the connection's subscriptions. */
   subscribe(events: EventType[]): void;
   endSession(): void;
 }
