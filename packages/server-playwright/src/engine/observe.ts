@@ -89,6 +89,7 @@ export async function snapshot(
   o: { selector?: ParsedParams<'observe/ariaSnapshot'>['selector']; depth?: number | undefined; boxes?: boolean | undefined; timeout?: number | undefined; includeTree: boolean },
 ): Promise<SnapshotResult> {
   const root = o.selector ? await h.element(o.selector, 'observe/ariaSnapshot') : undefined;
+  const title = h.title();
   let nodes: AccessibilityNode[];
   try {
     nodes = await h.refs.capture({
@@ -100,15 +101,14 @@ export async function snapshot(
   } catch (error) {
     throw toBAPError(error, o.selector ? { selector: describeSelector(o.selector) } : {});
   }
-  const title = await h.title();
   const result: SnapshotResult = {
     pageId: h.id,
     url: h.page.url(),
-    title,
+    title: await title,
     snapshot: renderSnapshot(nodes),
     refCount: h.refs.size,
   };
-  if (o.includeTree) result.tree = { role: 'document', name: title, children: nodes };
+  if (o.includeTree) result.tree = { role: 'document', name: result.title, children: nodes };
   return result;
 }
 

@@ -42,11 +42,12 @@ export class RefRegistry {
   async capture(options: CaptureOptions = {}): Promise<AccessibilityNode[]> {
     const { root, depth, boxes, timeout } = options;
     const snapshotOptions = { mode: 'ai' as const, timeout: timeout ?? 0, boxes: boxes ?? false };
-    const [raw, secrets] = await Promise.all([
-      (root ?? this.page).ariaSnapshotJSON(depth === undefined ? snapshotOptions : { ...snapshotOptions, depth }),
-      sensitiveValues(this.page),
-    ]);
-    const nodes = toAccessibilityNodes(raw as RawAriaNode[], secrets);
+    const raw = (await (root ?? this.page).ariaSnapshotJSON(
+      depth === undefined ? snapshotOptions : { ...snapshotOptions, depth },
+    )) as RawAriaNode[];
+    // Field values only show on nodes with text; most snapshots need no second look at the page.
+    const secrets = hasText(raw) ? await sensitiveValues(this.page) : new Set<string>();
+    const nodes = toAccessibilityNodes(raw, secrets);
     // A partial snapshot replaced Playwright's table with a subset: restore the whole page's.
     const full = root || depth !== undefined ? toAccessibilityNodes((await this.page.ariaSnapshotJSON({ mode: 'ai' })) as RawAriaNode[], secrets) : nodes;
     this.remember(full);
@@ -100,4 +101,8 @@ export class RefRegistry {
     }
     this.navigatedSinceSnapshot = false;
   }
+}
+
+function hasText(nodes: readonly RawAriaNode[]): boolean {
+  return nodes.some((n) => typeof n === 'object' && (typeof n.text === 'string' || (Array.isArray(n.children) && hasText(n.children))));
 }
