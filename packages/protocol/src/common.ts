@@ -29,6 +29,7 @@ export const PageStatusSchema = z.enum(['loading', 'ready', 'error']);
 
 export const PageInfoSchema = z.object({
   id: z.string(),
+  contextId: z.string(),
   url: z.string(),
   title: z.string(),
   viewport: ViewportSchema.nullable(),

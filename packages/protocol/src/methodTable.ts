@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { EmptyParamsSchema, EmptyResultSchema, PageInfoSchema } from './common.js';
 import * as action from './methods/action.js';
 import * as browser from './methods/browser.js';
+import * as context from './methods/context.js';
+import * as dialog from './methods/dialog.js';
 import * as discovery from './methods/discovery.js';
+import * as emulate from './methods/emulate.js';
+import * as files from './methods/files.js';
+import * as frame from './methods/frame.js';
+import * as network from './methods/network.js';
+import * as storage from './methods/storage.js';
+import * as trace from './methods/trace.js';
 import * as lifecycle from './methods/lifecycle.js';
 import * as observe from './methods/observe.js';
 import * as page from './methods/page.js';
@@ -10,9 +18,10 @@ import * as page from './methods/page.js';
 /**
  * How a request is ordered against the others on its connection: `page` requests run in order
  * per page (different pages run in parallel); `session` requests change what the pages are and
- * wait for everything before them, and everything after waits for them.
+ * wait for everything before them, and everything after waits for them; `immediate` requests
+ * run on arrival, because they unblock requests already running (a dialog, a paused request).
  */
-export type Lane = 'page' | 'session';
+export type Lane = 'page' | 'session' | 'immediate';
 
 export interface MethodSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   params: P;
@@ -42,6 +51,16 @@ const actionMethod = <P extends z.ZodType, R extends z.ZodType = typeof EmptyRes
     { params, result: (result ?? EmptyResultSchema) as R, mutating: true, lane: 'page', description },
     name,
   );
+
+/** A table entry in one line: params, result, mutating, lane, description. */
+const entry = <P extends z.ZodType, R extends z.ZodType>(
+  name: string,
+  params: P,
+  result: R,
+  mutating: boolean,
+  lane: Lane,
+  description: string,
+) => method({ params, result, mutating, lane, description }, name);
 
 /** Every request method of the protocol: the single table the server, client, CLI and docs derive from. */
 export const methods = {
@@ -208,6 +227,12 @@ export const methods = {
   'action/check': actionMethod('action/check', action.ElementActionParamsSchema, 'Check a checkbox or radio button.'),
   'action/uncheck': actionMethod('action/uncheck', action.ElementActionParamsSchema, 'Uncheck a checkbox.'),
   'action/drag': actionMethod('action/drag', action.DragParamsSchema, 'Drag an element onto another element or point.'),
+  'action/upload': actionMethod(
+    'action/upload',
+    files.UploadParamsSchema,
+    'Put files into a file input, or into the file chooser that clicking the element opens.',
+    files.UploadResultSchema,
+  ),
   'observe/screenshot': method(
     {
       params: observe.ScreenshotParamsSchema,
@@ -267,6 +292,165 @@ export const methods = {
       description: 'Readable content of the page as text, markdown or html.',
     },
     'observe/content',
+  ),
+  'observe/pdf': entry('observe/pdf', observe.PdfParamsSchema, observe.PdfResultSchema, false, 'page', 'Print the page to PDF (base64).'),
+  'context/create': entry(
+    'context/create',
+    context.ContextCreateParamsSchema,
+    context.ContextCreateResultSchema,
+    true,
+    'session',
+    'Create an isolated browser context (own cookies, storage, cache) with optional emulation settings.',
+  ),
+  'context/list': entry(
+    'context/list',
+    EmptyParamsSchema,
+    context.ContextListResultSchema,
+    false,
+    'session',
+    "This session's contexts, with page counts and limits.",
+  ),
+  'context/destroy': entry(
+    'context/destroy',
+    context.ContextDestroyParamsSchema,
+    context.ContextDestroyResultSchema,
+    true,
+    'session',
+    'Close a context and all its pages.',
+  ),
+  'frame/list': entry('frame/list', frame.FrameListParamsSchema, frame.FrameListResultSchema, false, 'page', "The page's frames, with stable ids."),
+  'frame/switch': entry(
+    'frame/switch',
+    frame.FrameSwitchParamsSchema,
+    frame.FrameSwitchResultSchema,
+    true,
+    'page',
+    'Run later actions and observations of this page inside a frame, found by id, iframe selector or URL pattern.',
+  ),
+  'frame/main': entry('frame/main', frame.FrameMainParamsSchema, frame.FrameMainResultSchema, true, 'page', 'Go back to the top frame.'),
+  'storage/getState': entry(
+    'storage/getState',
+    storage.StorageGetStateParamsSchema,
+    storage.StorageGetStateResultSchema,
+    false,
+    'session',
+    "A context's cookies and localStorage, in Playwright's storageState shape.",
+  ),
+  'storage/setState': entry(
+    'storage/setState',
+    storage.StorageSetStateParamsSchema,
+    EmptyResultSchema,
+    true,
+    'session',
+    "Replace a context's cookies and add localStorage entries from a storageState.",
+  ),
+  'storage/getCookies': entry(
+    'storage/getCookies',
+    storage.StorageGetCookiesParamsSchema,
+    storage.StorageGetCookiesResultSchema,
+    false,
+    'session',
+    "A context's cookies, optionally only those sent to some URLs.",
+  ),
+  'storage/setCookies': entry('storage/setCookies', storage.StorageSetCookiesParamsSchema, EmptyResultSchema, true, 'session', 'Add or replace cookies in a context.'),
+  'storage/clearCookies': entry(
+    'storage/clearCookies',
+    storage.StorageClearCookiesParamsSchema,
+    storage.StorageClearCookiesResultSchema,
+    true,
+    'session',
+    "Delete a context's cookies, all or those matching name, domain, path or URLs.",
+  ),
+  'emulate/setViewport': entry(
+    'emulate/setViewport',
+    emulate.SetViewportParamsSchema,
+    EmptyResultSchema,
+    true,
+    'page',
+    'Resize the viewport, optionally with device scale factor, mobile and touch emulation.',
+  ),
+  'emulate/setUserAgent': entry(
+    'emulate/setUserAgent',
+    emulate.SetUserAgentParamsSchema,
+    EmptyResultSchema,
+    true,
+    'page',
+    "Override this page's user agent (header and navigator), platform and languages.",
+  ),
+  'emulate/setGeolocation': entry(
+    'emulate/setGeolocation',
+    emulate.SetGeolocationParamsSchema,
+    EmptyResultSchema,
+    true,
+    'page',
+    "Set the position the page's context reports, and grant it geolocation permission.",
+  ),
+  'emulate/setOffline': entry(
+    'emulate/setOffline',
+    emulate.SetOfflineParamsSchema,
+    EmptyResultSchema,
+    true,
+    'page',
+    "Take the page's context offline or back online.",
+  ),
+  'dialog/handle': entry(
+    'dialog/handle',
+    dialog.DialogHandleParamsSchema,
+    dialog.DialogHandleResultSchema,
+    true,
+    'immediate',
+    'Accept or dismiss the open dialog of a page, or arm the answer for the next one.',
+  ),
+  'dialog/setPolicy': entry(
+    'dialog/setPolicy',
+    dialog.DialogSetPolicyParamsSchema,
+    EmptyResultSchema,
+    true,
+    'page',
+    'Choose what happens to dialogs nothing is armed for: dismiss (default), accept, or queue for dialog/handle.',
+  ),
+  'download/list': entry('download/list', files.DownloadListParamsSchema, files.DownloadListResultSchema, false, 'immediate', "The session's downloads and their states."),
+  'download/get': entry(
+    'download/get',
+    files.DownloadGetParamsSchema,
+    files.DownloadGetResultSchema,
+    false,
+    'immediate',
+    "A finished download's bytes (base64), waiting for it to finish if needed.",
+  ),
+  'network/intercept': entry(
+    'network/intercept',
+    network.NetworkInterceptParamsSchema,
+    network.NetworkInterceptResultSchema,
+    true,
+    'session',
+    "Intercept a context's requests matching URL patterns, resource types or methods.",
+  ),
+  'network/fulfill': entry('network/fulfill', network.NetworkFulfillParamsSchema, EmptyResultSchema, true, 'immediate', 'Answer a paused request with a response.'),
+  'network/abort': entry('network/abort', network.NetworkAbortParamsSchema, EmptyResultSchema, true, 'immediate', 'Fail a paused request.'),
+  'network/continue': entry(
+    'network/continue',
+    network.NetworkContinueParamsSchema,
+    EmptyResultSchema,
+    true,
+    'immediate',
+    'Let a paused request go on, optionally changing its URL, method, headers or body.',
+  ),
+  'trace/start': entry(
+    'trace/start',
+    trace.TraceStartParamsSchema,
+    EmptyResultSchema,
+    true,
+    'session',
+    "Start recording a Playwright trace of a context (actions, DOM snapshots, screenshots, network).",
+  ),
+  'trace/stop': entry(
+    'trace/stop',
+    trace.TraceStopParamsSchema,
+    trace.TraceStopResultSchema,
+    true,
+    'session',
+    'Stop recording and return the trace zip, viewable with the Playwright trace viewer.',
   ),
   'discovery/discover': method(
     {

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { DialogTypeSchema } from './methods/dialog.js';
+import { DownloadStateSchema } from './methods/files.js';
+import { HttpMethodSchema, ResourceTypeSchema } from './methods/network.js';
 
 export const PageEventSchema = z.object({
   type: z.enum(['created', 'navigated', 'domcontentloaded', 'load', 'error', 'close']),
@@ -20,10 +23,85 @@ export const ConsoleEventSchema = z.object({
 });
 export type ConsoleEvent = z.infer<typeof ConsoleEventSchema>;
 
+const Headers = z.record(z.string(), z.string());
+
+/** Request, response and failure of one request share its `requestId`. */
+export const NetworkEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('request'),
+    requestId: z.string(),
+    pageId: z.string(),
+    url: z.string(),
+    method: z.union([HttpMethodSchema, z.string()]),
+    resourceType: z.union([ResourceTypeSchema, z.string()]),
+    headers: Headers,
+    postData: z.string().optional(),
+    /** The request is paused for network/fulfill, network/abort or network/continue. */
+    intercepted: z.boolean().optional(),
+    timestamp: z.number(),
+  }),
+  z.object({
+    type: z.literal('response'),
+    requestId: z.string(),
+    pageId: z.string(),
+    url: z.string(),
+    status: z.number().int(),
+    resourceType: z.string(),
+    headers: Headers,
+    /** Milliseconds spent in each phase; -1 when a phase did not happen (e.g. a reused connection). */
+    timing: z
+      .object({ dnsLookup: z.number(), connect: z.number(), ssl: z.number(), ttfb: z.number(), download: z.number() })
+      .optional(),
+    /** Whether the response came from network/fulfill or an intercept rule. */
+    fulfilled: z.boolean().optional(),
+    timestamp: z.number(),
+  }),
+  z.object({
+    type: z.literal('failed'),
+    requestId: z.string(),
+    pageId: z.string(),
+    url: z.string(),
+    resourceType: z.string(),
+    error: z.string(),
+    /** Set when the server refused the request (an intercept rule or network/abort). */
+    blocked: z.boolean().optional(),
+    timestamp: z.number(),
+  }),
+]);
+export type NetworkEvent = z.infer<typeof NetworkEventSchema>;
+
+export const DialogEventSchema = z.object({
+  pageId: z.string(),
+  type: DialogTypeSchema,
+  message: z.string(),
+  defaultValue: z.string().optional(),
+  /** What became of it: answered at once (by policy or an armed dialog/handle) or queued. */
+  outcome: z.enum(['accepted', 'dismissed', 'queued']),
+  /** Who decided: `policy`, `armed` (a dialog/handle sent before), or `timeout` (a queued dialog expired). */
+  by: z.enum(['policy', 'armed', 'timeout']).optional(),
+  timestamp: z.number(),
+});
+export type DialogEvent = z.infer<typeof DialogEventSchema>;
+
+export const DownloadEventSchema = z.object({
+  downloadId: z.string(),
+  pageId: z.string(),
+  url: z.string(),
+  suggestedFilename: z.string(),
+  state: DownloadStateSchema,
+  size: z.number().int().optional(),
+  error: z.string().optional(),
+  timestamp: z.number(),
+});
+export type DownloadEvent = z.infer<typeof DownloadEventSchema>;
+
 /** Server → client notifications, by method name. */
 export const notifications = {
   'events/page': PageEventSchema,
   'events/console': ConsoleEventSchema,
+  'events/network': NetworkEventSchema,
+  'events/dialog': DialogEventSchema,
+  'events/download': DownloadEventSchema,
 } as const;
 export type NotificationName = keyof typeof notifications;
 export type NotificationParams<N extends NotificationName> = z.infer<(typeof notifications)[N]>;

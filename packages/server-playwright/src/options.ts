@@ -18,6 +18,19 @@ export interface ServerOptions {
   maxBatchSize?: number;
   /** Most pages one session may hold open (default 50). */
   maxPages?: number;
+  /** Most browser contexts one session may hold, the default one included (default 10). */
+  maxContexts?: number;
+  /** Most pages one context may hold (default 20). */
+  maxPagesPerContext?: number;
+  /** Largest total size of the files of one action/upload, in bytes (default 10 MiB). */
+  maxUploadBytes?: number;
+  /** Directories action/upload may read `paths` from (default none: paths are refused). */
+  uploadDirs?: string[];
+  /**
+   * How long a session opened with a sessionId outlives a dropped connection, waiting to be
+   * resumed, in ms (default 60,000; 0 ends it at once).
+   */
+  sessionGraceMs?: number;
   /** Default timeout of actions and observations in ms (default 10,000). */
   actionTimeout?: number;
   /** Default timeout of navigations in ms (default 30,000). */

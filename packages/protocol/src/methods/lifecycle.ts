@@ -21,7 +21,11 @@ export const InitializeParamsSchema = z.strictObject({
       compression: z.boolean().optional(),
     })
     .optional(),
-  sessionId: z.string().min(1).max(128).optional(),
+  /**
+   * Makes the session resumable under this id: after a dropped connection, an initialize with
+   * the same id within the grace period gets the session's contexts, pages and subscriptions back.
+   */
+  sessionId: z.string().regex(/^[A-Za-z0-9_-]{16,128}$/, '16 to 128 letters, digits, "_" or "-" (use a random id)').optional(),
 });
 export type InitializeParams = z.infer<typeof InitializeParamsSchema>;
 
@@ -29,6 +33,10 @@ export const ServerLimitsSchema = z.object({
   maxMessageBytes: z.number().int(),
   maxBatchSize: z.number().int(),
   maxPages: z.number().int(),
+  maxContexts: z.number().int(),
+  maxPagesPerContext: z.number().int(),
+  maxUploadBytes: z.number().int(),
+  sessionGraceMs: z.number().int(),
   maxTimeout: z.number().int(),
   defaultTimeout: z.number().int(),
 });
@@ -50,7 +58,10 @@ export const InitializeResultSchema = z.object({
     }),
     limits: ServerLimitsSchema,
   }),
+  /** Present when the session is resumable (the client sent a sessionId). */
   sessionId: z.string().optional(),
+  /** True when an earlier session with this id was resumed. */
+  resumed: z.boolean().optional(),
 });
 export type InitializeResult = z.infer<typeof InitializeResultSchema>;
 
@@ -59,8 +70,31 @@ export const ShutdownParamsSchema = z.strictObject({
   closePages: z.boolean().optional(),
 });
 
-/** Replaces the connection's subscriptions: `{events: []}` unsubscribes from everything. */
-export const SubscribeParamsSchema = z.strictObject({ events: z.array(EventTypeSchema).max(16) });
+const PageIds = z.array(z.string().min(1).max(64)).max(100);
+
+/** Narrows one event type; every field given must match. */
+export const EventFiltersSchema = z.strictObject({
+  page: z.strictObject({ pageIds: PageIds.optional(), types: z.array(z.enum(['created', 'navigated', 'domcontentloaded', 'load', 'error', 'close'])).optional() }).optional(),
+  console: z.strictObject({ pageIds: PageIds.optional(), levels: z.array(z.enum(['log', 'debug', 'info', 'warn', 'error'])).optional() }).optional(),
+  network: z
+    .strictObject({
+      pageIds: PageIds.optional(),
+      types: z.array(z.enum(['request', 'response', 'failed'])).optional(),
+      resourceTypes: z.array(z.string().min(1).max(32)).max(20).optional(),
+      /** Same pattern syntax as network/intercept. */
+      urlPattern: z.string().min(1).max(2048).optional(),
+    })
+    .optional(),
+  dialog: z.strictObject({ pageIds: PageIds.optional() }).optional(),
+  download: z.strictObject({ pageIds: PageIds.optional() }).optional(),
+});
+export type EventFilters = z.infer<typeof EventFiltersSchema>;
+
+/** Replaces the session's subscriptions: `{events: []}` unsubscribes from everything. */
+export const SubscribeParamsSchema = z.strictObject({
+  events: z.array(EventTypeSchema).max(16),
+  filters: EventFiltersSchema.optional(),
+});
 export const SubscribeResultSchema = z.object({
   /** The events this connection will now receive. */
   subscribed: z.array(EventTypeSchema),

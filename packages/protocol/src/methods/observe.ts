@@ -167,3 +167,29 @@ export const ContentResultSchema = z.object({
   title: z.string(),
   truncated: z.boolean(),
 });
+
+const PdfLength = z.union([z.number().min(0), z.string().regex(/^\d+(\.\d+)?(px|in|cm|mm)$/, 'a length such as "1cm"')]);
+
+export const PdfParamsSchema = z.strictObject({
+  pageId: PageIdSchema,
+  options: z
+    .strictObject({
+      format: z.enum(['Letter', 'Legal', 'Tabloid', 'Ledger', 'A0', 'A1', 'A2', 'A3', 'A4', 'A5', 'A6']).optional(),
+      landscape: z.boolean().optional(),
+      scale: z.number().min(0.1).max(2).optional(),
+      margin: z
+        .strictObject({ top: PdfLength.optional(), right: PdfLength.optional(), bottom: PdfLength.optional(), left: PdfLength.optional() })
+        .optional(),
+      printBackground: z.boolean().optional(),
+      /** e.g. `1-3, 5`. */
+      pageRanges: z.string().max(200).optional(),
+      /** Print with the screen stylesheet instead of the print one. */
+      screenMedia: z.boolean().optional(),
+    })
+    .optional(),
+});
+export const PdfResultSchema = z.object({
+  /** The PDF, base64. */
+  data: z.string(),
+  size: z.number().int(),
+});

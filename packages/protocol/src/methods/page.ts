@@ -5,6 +5,8 @@ const UrlSchema = z.string().min(1).max(8192);
 
 export const PageCreateParamsSchema = z.strictObject({
   url: UrlSchema.optional(),
+  /** The context to open the page in; default: the default context. */
+  contextId: z.string().min(1).max(64).optional(),
   viewport: ViewportSchema.optional(),
   waitUntil: WaitUntilSchema.optional(),
   timeout: TimeoutSchema.optional(),

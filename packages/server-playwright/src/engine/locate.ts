@@ -1,4 +1,4 @@
-import type { Frame, Locator, Page } from 'playwright-core';
+import type { Frame, Locator } from 'playwright-core';
 import {
   BAPError,
   ErrorCodes,
@@ -10,8 +10,11 @@ import type { RefRegistry } from './refRegistry.js';
 
 export type Target = { kind: 'element'; locator: Locator } | { kind: 'point'; x: number; y: number };
 
-/** Turns a protocol selector into a Playwright locator (or a viewport point for coordinates). */
-export async function locate(page: Page, refs: RefRegistry, selector: Selector): Promise<Target> {
+/**
+ * Turns a protocol selector into a Playwright locator (or a viewport point for coordinates).
+ * Refs are page-wide; the other selector types look inside `frame` (the page's current frame).
+ */
+export async function locate(frame: Frame, refs: RefRegistry, selector: Selector): Promise<Target> {
   switch (selector.type) {
     case 'coordinates':
       return { kind: 'point', x: selector.x, y: selector.y };
@@ -20,7 +23,7 @@ export async function locate(page: Page, refs: RefRegistry, selector: Selector):
     case 'semantic':
       return { kind: 'element', locator: await refs.resolve(await matchDescription(refs, selector.description)) };
     default:
-      return { kind: 'element', locator: locatorFor(page.mainFrame(), selector) };
+      return { kind: 'element', locator: locatorFor(frame, selector) };
   }
 }
 

@@ -5,6 +5,7 @@ import {
   describeSelector,
   type AccessibilityNode,
   type ElementProperty,
+  type MethodResult,
   type ParsedParams,
   type SnapshotResult,
 } from '@browseragentprotocol/protocol';
@@ -175,5 +176,22 @@ export async function discover(h: PageHandle, p: ParsedParams<'discovery/discove
     };
   } catch (error) {
     throw toBAPError(error, { action: 'discovery/discover' });
+  }
+}
+
+export async function pdf(h: PageHandle, p: ParsedParams<'observe/pdf'>): Promise<MethodResult<'observe/pdf'>> {
+  const { screenMedia, ...options } = p.options ?? {};
+  try {
+    if (screenMedia) await h.page.emulateMedia({ media: 'screen' });
+    const data = await h.page.pdf(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)));
+    return { data: data.toString('base64'), size: data.length };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/page range|pageRanges/i.test(message)) {
+      throw new BAPError(ErrorCodes.InvalidParams, `options.pageRanges: ${message.split('\n')[0]}`, { details: { field: 'options.pageRanges' } });
+    }
+    throw toBAPError(error);
+  } finally {
+    if (screenMedia) await h.page.emulateMedia({ media: null }).catch(() => {});
   }
 }

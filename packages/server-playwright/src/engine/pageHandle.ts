@@ -1,23 +1,20 @@
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import {
   BAPError,
   ErrorCodes,
   describeSelector,
   type ConsoleEvent,
   type NavigationResult,
-  type PageEvent,
   type PageInfo,
   type Selector,
   type WaitUntil,
 } from '@browseragentprotocol/protocol';
+import { DialogController } from './dialogs.js';
 import { toBAPError } from './errors.js';
+import type { Emit } from './events.js';
+import { FrameTracker } from './frames.js';
 import { locate, requireElement, type Target } from './locate.js';
 import { RefRegistry } from './refRegistry.js';
-
-export interface PageEvents {
-  page(event: PageEvent): void;
-  console(event: ConsoleEvent): void;
-}
 
 export interface Timeouts {
   action: number;
@@ -28,36 +25,43 @@ const CONSOLE_LEVELS: Record<string, ConsoleEvent['level']> = {
   log: 'log', debug: 'debug', info: 'info', error: 'error', warning: 'warn', trace: 'debug', dir: 'log', assert: 'error',
 };
 
-/** One page of a session: its id, its ref registry, its status, and its events. */
+/** One page of a session: its ids, refs, frames, dialogs, status, and its events. */
 export class PageHandle {
   readonly refs: RefRegistry;
+  readonly frames: FrameTracker;
+  readonly dialogs: DialogController;
   status: PageInfo['status'] = 'loading';
+  private cdpSession: Promise<CDPSession> | null = null;
 
   constructor(
     readonly id: string,
+    readonly contextId: string,
     readonly page: Page,
     readonly timeouts: Timeouts,
-    events: PageEvents,
+    emit: Emit,
   ) {
     this.refs = new RefRegistry(page);
+    this.frames = new FrameTracker(page);
+    this.dialogs = new DialogController(page, id, emit);
     const now = Date.now;
-    page.on('domcontentloaded', () => events.page({ type: 'domcontentloaded', pageId: id, url: page.url(), timestamp: now() }));
+    const pageEvent = (type: 'domcontentloaded' | 'load' | 'navigated', url = page.url()) =>
+      emit('events/page', { type, pageId: id, url, timestamp: now() });
+    page.on('domcontentloaded', () => pageEvent('domcontentloaded'));
     page.on('load', () => {
       this.status = 'ready';
-      events.page({ type: 'load', pageId: id, url: page.url(), timestamp: now() });
+      pageEvent('load');
     });
     page.on('framenavigated', (frame) => {
-      if (frame !== page.mainFrame()) return;
-      events.page({ type: 'navigated', pageId: id, url: frame.url(), timestamp: now() });
+      if (frame === page.mainFrame()) pageEvent('navigated', frame.url());
     });
     page.on('pageerror', (error) =>
-      events.page({ type: 'error', pageId: id, url: page.url(), error: error.message, timestamp: now() }),
+      emit('events/page', { type: 'error', pageId: id, url: page.url(), error: error.message, timestamp: now() }),
     );
     page.on('crash', () => {
       this.status = 'error';
-      events.page({ type: 'error', pageId: id, url: page.url(), error: 'Page crashed', timestamp: now() });
+      emit('events/page', { type: 'error', pageId: id, url: page.url(), error: 'Page crashed', timestamp: now() });
     });
-    page.on('close', () => events.page({ type: 'close', pageId: id, timestamp: now() }));
+    page.on('close', () => emit('events/page', { type: 'close', pageId: id, timestamp: now() }));
     page.on('console', (message) => {
       const location = message.location();
       const event: ConsoleEvent = {
@@ -67,13 +71,14 @@ export class PageHandle {
         timestamp: now(),
       };
       if (location.url) Object.assign(event, { url: location.url, line: location.lineNumber, column: location.columnNumber });
-      events.console(event);
+      emit('events/console', event);
     });
   }
 
   async info(active: boolean): Promise<PageInfo> {
     return {
       id: this.id,
+      contextId: this.contextId,
       url: this.page.url(),
       title: await this.title(),
       viewport: this.page.viewportSize(),
@@ -82,13 +87,19 @@ export class PageHandle {
     };
   }
 
+  /** One CDP session per page, kept open: emulation overrides last only as long as it does. */
+  cdp(): Promise<CDPSession> {
+    this.cdpSession ??= this.page.context().newCDPSession(this.page);
+    return this.cdpSession;
+  }
+
   async title(): Promise<string> {
     return this.page.title().catch(() => '');
   }
 
   async target(selector: Selector): Promise<Target> {
     try {
-      return await locate(this.page, this.refs, selector);
+      return await locate(this.frames.current(), this.refs, selector);
     } catch (error) {
       throw toBAPError(error, { selector: describeSelector(selector) });
     }
@@ -146,16 +157,8 @@ export class PageHandle {
    * going back to it is never what an agent means, so it counts as having no history.
    */
   private async atFirstRealEntry(): Promise<boolean> {
-    const cdp = await this.page.context().newCDPSession(this.page);
-    try {
-      const { currentIndex, entries } = (await cdp.send('Page.getNavigationHistory')) as {
-        currentIndex: number;
-        entries: { url: string }[];
-      };
-      return currentIndex === 0 || (currentIndex === 1 && entries[0]?.url === 'about:blank');
-    } finally {
-      await cdp.detach().catch(() => {});
-    }
+    const { currentIndex, entries } = await (await this.cdp()).send('Page.getNavigationHistory');
+    return currentIndex === 0 || (currentIndex === 1 && entries[0]?.url === 'about:blank');
   }
 }
 

@@ -1,39 +1,59 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import { randomUUID } from 'node:crypto';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import {
   BAPError,
   ErrorCodes,
   type BrowserLaunchParams,
+  type ContextOptions,
   type PageInfo,
   type Viewport,
   type WaitUntil,
 } from '@browseragentprotocol/protocol';
 import type { BrowserHost } from './browserHost.js';
+import { ContextEntry } from './contextEntry.js';
+import { DownloadRegistry } from './downloads.js';
+import { toBAPError } from './errors.js';
+import type { Emit } from './events.js';
+import { NetworkController } from './network.js';
 import { installWebMCPRecorder } from './pageScripts.js';
-import { PageHandle, type PageEvents, type Timeouts } from './pageHandle.js';
+import { PageHandle, type Timeouts } from './pageHandle.js';
+
+export interface SessionLimits {
+  maxPages: number;
+  maxContexts: number;
+  maxPagesPerContext: number;
+}
 
 export interface SessionOptions {
   timeouts: Timeouts;
-  maxPages: number;
-  events: PageEvents;
+  limits: SessionLimits;
+  emit: Emit;
 }
 
 interface Attached {
   browserId: string;
   version: string;
   headless: boolean;
-  context: BrowserContext;
   release: (immediate: boolean) => Promise<void>;
+  browser: Browser;
   /** False once the browser crashed or disconnected. */
   alive: boolean;
 }
 
+const DEFAULT_CONTEXT = 'default';
+const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
+
 /**
- * What one client connection owns: a browser context with its pages, and which page is active.
- * The context is created on first need; if its browser dies, the next call starts a new one.
+ * Everything one agent session owns: its browser contexts (a default one made on first need,
+ * others by context/create), their pages, which page is active, downloads and network rules.
+ * If the browser dies, the next call starts a new one.
  */
 export class BrowserSession {
+  readonly network: NetworkController;
+  readonly downloads: DownloadRegistry;
   private attached: Attached | null = null;
   private attaching: Promise<Attached> | null = null;
+  private readonly contexts = new Map<string, ContextEntry>();
   private readonly pages = new Map<string, PageHandle>();
   private readonly handles = new WeakMap<Page, PageHandle>();
   /** Most recently activated last: closing the active page falls back to the one before. */
@@ -43,29 +63,97 @@ export class BrowserSession {
   constructor(
     private readonly host: BrowserHost,
     private readonly options: SessionOptions,
-  ) {}
+  ) {
+    this.network = new NetworkController(options.emit, (page) => this.handles.get(page));
+    this.downloads = new DownloadRegistry(options.emit);
+  }
+
+  get limits(): SessionLimits {
+    return this.options.limits;
+  }
 
   async launch(params: BrowserLaunchParams) {
     if (this.attached?.alive) await this.detach(false);
     const attached = await this.attach(params);
-    return { browserId: attached.browserId, version: attached.version, defaultContext: 'default', headless: attached.headless };
+    return { browserId: attached.browserId, version: attached.version, defaultContext: DEFAULT_CONTEXT, headless: attached.headless };
   }
 
   async closeBrowser(): Promise<void> {
     await this.detach(true);
   }
 
-  async createPage(params: { url?: string; viewport?: Viewport; waitUntil?: WaitUntil; timeout?: number; activate?: boolean }) {
-    const { context } = await this.context();
-    if (this.pages.size >= this.options.maxPages) {
-      throw new BAPError(ErrorCodes.ResourceLimitExceeded, `This session already has ${this.pages.size} pages open (limit ${this.options.maxPages}).`, {
-        retryable: false,
-        details: { resource: 'pages', limit: this.options.maxPages, current: this.pages.size },
-        recoveryHint: 'Close pages you no longer need with page/close.',
+  async createContext(contextId: string | undefined, options: ContextOptions = {}): Promise<ContextEntry> {
+    const { maxContexts } = this.options.limits;
+    if (contextId !== undefined && this.contexts.has(contextId)) {
+      throw new BAPError(ErrorCodes.InvalidParams, `contextId: a context named "${contextId}" already exists.`, {
+        details: { contextId },
+        recoveryHint: 'Choose another id, or destroy the existing context first.',
       });
     }
-    const page = await context.newPage();
-    const handle = this.adopt(page);
+    if (this.contexts.size >= maxContexts) {
+      throw limitError('contexts', maxContexts, this.contexts.size, 'Destroy contexts you no longer need with context/destroy.');
+    }
+    const attached = await this.browser();
+    const id = contextId ?? `ctx-${randomUUID().slice(0, 8)}`;
+    const context = await attached.browser.newContext(playwrightOptions(options)).catch((error: unknown) => {
+      throw contextOptionsError(error);
+    });
+    // The limit is checked again: another context may have been made while this one started.
+    if (this.contexts.size >= maxContexts || this.contexts.has(id)) {
+      await context.close().catch(() => {});
+      throw limitError('contexts', maxContexts, this.contexts.size, 'Destroy contexts you no longer need with context/destroy.');
+    }
+    const entry = new ContextEntry(id, context, options, id === DEFAULT_CONTEXT);
+    this.contexts.set(id, entry);
+    await context.addInitScript(installWebMCPRecorder);
+    context.on('page', (page) => this.adopt(page, entry));
+    context.on('close', () => this.forgetContext(entry));
+    return entry;
+  }
+
+  listContexts() {
+    return {
+      contexts: [...this.contexts.values()].map((c) => c.info()),
+      limits: { maxContexts: this.options.limits.maxContexts, maxPagesPerContext: this.options.limits.maxPagesPerContext, currentCount: this.contexts.size },
+    };
+  }
+
+  async destroyContext(contextId: string): Promise<{ pagesDestroyed: number }> {
+    const entry = this.contextEntry(contextId);
+    const pagesDestroyed = entry.pageIds.size;
+    this.forgetContext(entry);
+    await entry.context.close().catch(() => {});
+    return { pagesDestroyed };
+  }
+
+  /** The context a call targets: `contextId`, else `pageId`'s, else the active page's, else the default. */
+  async contextFor(target: { contextId?: string | undefined; pageId?: string | null | undefined }): Promise<ContextEntry> {
+    if (target.contextId !== undefined) {
+      await this.browser();
+      return this.contextEntry(target.contextId);
+    }
+    if (target.pageId || this.activePageId) return this.contextEntry((await this.page(target.pageId)).contextId);
+    return this.defaultContext();
+  }
+
+  async createPage(params: {
+    url?: string;
+    contextId?: string;
+    viewport?: Viewport;
+    waitUntil?: WaitUntil;
+    timeout?: number;
+    activate?: boolean;
+  }): Promise<PageInfo> {
+    const entry = params.contextId === undefined ? await this.defaultContext() : await this.contextFor({ contextId: params.contextId });
+    const { maxPages, maxPagesPerContext } = this.options.limits;
+    if (this.pages.size >= maxPages) {
+      throw limitError('pages', maxPages, this.pages.size, 'Close pages you no longer need with page/close.');
+    }
+    if (entry.pageIds.size >= maxPagesPerContext) {
+      throw limitError('pagesPerContext', maxPagesPerContext, entry.pageIds.size, `Close pages of context "${entry.id}" with page/close.`);
+    }
+    const page = await entry.context.newPage();
+    const handle = this.adopt(page, entry);
     if (params.activate !== false) this.touch(handle.id);
     if (params.viewport) await page.setViewportSize(params.viewport);
     if (params.url) {
@@ -84,7 +172,7 @@ export class BrowserSession {
    * an agent can navigate right after initialize.
    */
   async page(pageId?: string | null): Promise<PageHandle> {
-    if (this.attached && !this.attached.alive) await this.context();
+    if (this.attached && !this.attached.alive) await this.browser();
     if (pageId) {
       const handle = this.pages.get(pageId);
       if (!handle) throw this.pageNotFound(pageId);
@@ -100,7 +188,7 @@ export class BrowserSession {
     const handle = pageId ? this.pages.get(pageId) : this.pages.get(this.activePageId ?? '');
     if (!handle) throw this.pageNotFound(pageId ?? '(active)');
     await handle.page.close({ runBeforeUnload });
-    this.forget(handle.id);
+    if (!runBeforeUnload) this.forget(handle);
     return { activePage: this.activePageId };
   }
 
@@ -117,6 +205,7 @@ export class BrowserSession {
     await handle.page.bringToFront();
   }
 
+  /** Closes every context; the browser is released (and closes when no other session uses it). */
   async dispose(): Promise<void> {
     await this.detach(false);
   }
@@ -126,13 +215,45 @@ export class BrowserSession {
     return this.order.at(-1) ?? null;
   }
 
+  /** Open contexts and pages, for leak checks and diagnostics. */
+  get counts(): { contexts: number; pages: number } {
+    return { contexts: this.contexts.size, pages: this.pages.size };
+  }
+
+  private contextEntry(contextId: string): ContextEntry {
+    const entry = this.contexts.get(contextId);
+    if (entry) return entry;
+    const known = [...this.contexts.keys()];
+    throw new BAPError(ErrorCodes.ContextNotFound, `Context not found: ${contextId}`, {
+      details: { contextId, contexts: known },
+      recoveryHint: known.length ? `Open contexts: ${known.join(', ')}.` : 'Create one with context/create.',
+    });
+  }
+
+  private async defaultContext(): Promise<ContextEntry> {
+    await this.browser();
+    return this.contexts.get(DEFAULT_CONTEXT) ?? this.createContext(DEFAULT_CONTEXT, { viewport: DEFAULT_VIEWPORT });
+  }
+
   private touch(pageId: string): void {
     this.order = [...this.order.filter((id) => id !== pageId), pageId];
   }
 
-  private forget(pageId: string): void {
-    this.pages.delete(pageId);
-    this.order = this.order.filter((id) => id !== pageId);
+  private forget(handle: PageHandle): void {
+    if (this.pages.get(handle.id) !== handle) return;
+    this.pages.delete(handle.id);
+    this.contexts.get(handle.contextId)?.pageIds.delete(handle.id);
+    this.order = this.order.filter((id) => id !== handle.id);
+  }
+
+  private forgetContext(entry: ContextEntry): void {
+    if (this.contexts.get(entry.id) !== entry) return;
+    this.contexts.delete(entry.id);
+    for (const id of entry.pageIds) {
+      const handle = this.pages.get(id);
+      if (handle) this.forget(handle);
+    }
+    this.network.forgetContext(entry.id);
   }
 
   private pageNotFound(pageId: string): BAPError {
@@ -143,22 +264,25 @@ export class BrowserSession {
     });
   }
 
-  /** Registers a page of our context (ours or a popup it opened) once. */
-  private adopt(page: Page): PageHandle {
+  /** Registers a page of one of our contexts (ours or a popup it opened) once. */
+  private adopt(page: Page, entry: ContextEntry): PageHandle {
     const existing = this.handles.get(page);
     if (existing) return existing;
-    const handle = new PageHandle(`page-${this.nextPage++}`, page, this.options.timeouts, this.options.events);
+    const handle = new PageHandle(`page-${this.nextPage++}`, entry.id, page, this.options.timeouts, this.options.emit);
     page.setDefaultTimeout(this.options.timeouts.action);
     page.setDefaultNavigationTimeout(this.options.timeouts.navigation);
     this.handles.set(page, handle);
     this.pages.set(handle.id, handle);
+    entry.pageIds.add(handle.id);
     if (!this.order.includes(handle.id)) this.order.unshift(handle.id);
-    page.on('close', () => this.forget(handle.id));
-    this.options.events.page({ type: 'created', pageId: handle.id, url: page.url(), timestamp: Date.now() });
+    page.on('close', () => this.forget(handle));
+    this.network.watchPage(handle);
+    this.downloads.watchPage(handle);
+    this.options.emit('events/page', { type: 'created', pageId: handle.id, url: page.url(), timestamp: Date.now() });
     return handle;
   }
 
-  private async context(): Promise<Attached> {
+  private async browser(): Promise<Attached> {
     if (this.attached?.alive) return this.attached;
     if (this.attached) await this.detach(false);
     return this.attach({});
@@ -173,26 +297,17 @@ export class BrowserSession {
 
   private async connect(params: BrowserLaunchParams): Promise<Attached> {
     const lease = await this.host.acquire(params);
-    let context: BrowserContext;
-    try {
-      context = await lease.browser.newContext({ viewport: { width: 1280, height: 720 } });
-    } catch (error) {
-      await lease.release(false);
-      throw error;
-    }
-    await context.addInitScript(installWebMCPRecorder);
     const attached: Attached = {
       browserId: lease.id,
       version: lease.browser.version(),
       headless: params.headless ?? lease.headless,
-      context,
+      browser: lease.browser,
       release: lease.release,
       alive: true,
     };
     lease.browser.once('disconnected', () => {
       attached.alive = false;
     });
-    context.on('page', (page) => this.adopt(page));
     this.attached = attached;
     return attached;
   }
@@ -201,8 +316,51 @@ export class BrowserSession {
     const attached = this.attached;
     if (!attached) return;
     this.attached = null;
-    for (const id of [...this.pages.keys()]) this.forget(id);
-    if (attached.alive) await attached.context.close().catch(() => {});
+    const entries = [...this.contexts.values()];
+    for (const entry of entries) this.forgetContext(entry);
+    if (attached.alive) await Promise.all(entries.map((e) => e.context.close().catch(() => {})));
     await attached.release(immediate);
   }
 }
+
+function limitError(resource: string, limit: number, current: number, recoveryHint: string): BAPError {
+  return new BAPError(ErrorCodes.ResourceLimitExceeded, `Limit reached: at most ${limit} ${resource === 'pagesPerContext' ? 'pages per context' : resource} (${current} open).`, {
+    retryable: false,
+    details: { resource, limit, current },
+    recoveryHint,
+  });
+}
+
+function playwrightOptions(options: ContextOptions): BrowserContextOptions {
+  const { viewport, geolocation, permissions, storageState, ...rest } = options;
+  const result: BrowserContextOptions = {
+    ...rest,
+    storageState: storageState as BrowserContextOptions['storageState'],
+    viewport: viewport ?? DEFAULT_VIEWPORT,
+    acceptDownloads: true,
+  };
+  if (geolocation) {
+    result.geolocation = geolocation;
+    result.permissions = [...new Set([...(permissions ?? []), 'geolocation'])];
+  } else if (permissions) {
+    result.permissions = permissions;
+  }
+  return result;
+}
+
+/** Playwright rejects bad timezone ids and permission names only when the context is made. */
+function contextOptionsError(error: unknown): BAPError {
+  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+  const field = /timezone/i.test(message)
+    ? 'options.timezoneId'
+    : /permission/i.test(message)
+      ? 'options.permissions'
+      : /locale/i.test(message)
+        ? 'options.locale'
+        : /storageState|cookie/i.test(message)
+          ? 'options.storageState'
+          : null;
+  if (field) return new BAPError(ErrorCodes.InvalidParams, `${field}: ${message.replace(/^[\w.]+: /, '')}`, { details: { field } });
+  return toBAPError(error);
+}
+

@@ -6,57 +6,48 @@ import {
   formatZodError,
   isMethodName,
   methods,
-  type ConsoleEvent,
-  type EventType,
+  type InitializeParams,
   type JSONRPCResponse,
   type MethodName,
-  type PageEvent,
   type RequestId,
 } from '@browseragentprotocol/protocol';
-import type { BrowserHost } from '../engine/browserHost.js';
 import { toBAPError } from '../engine/errors.js';
-import { BrowserSession } from '../engine/session.js';
 import type { ResolvedServerOptions } from '../options.js';
 import { handlers, type HandlerContext } from './handlers.js';
 import { RequestLanes } from './lanes.js';
+import type { SessionOwner, SessionRegistry, SessionState } from './sessions.js';
 
-type Outgoing = (message: string) => void;
+export interface ConnectionIO {
+  send(text: string): void;
+  /** Close the underlying transport (e.g. 4001 when another connection resumed the session). */
+  close(code: number, reason: string): void;
+}
 
 /**
  * One client connection, whatever carries it: parses JSON-RPC text, enforces the handshake,
  * validates params, orders requests and turns every failure into a precise error reply.
  */
 export class RpcConnection {
-  private initialized = false;
-  private readonly subscriptions = new Set<EventType>();
   private readonly lanes = new RequestLanes();
-  private readonly session: BrowserSession;
-  private readonly context: HandlerContext;
+  /** The session, from initialize until shutdown, takeover or close. */
+  private state: SessionState | null = null;
+  private context: HandlerContext | null = null;
   private closed = false;
+  private readonly owner: SessionOwner;
 
   constructor(
-    host: BrowserHost,
+    private readonly registry: SessionRegistry,
     private readonly options: ResolvedServerOptions,
-    private readonly send: Outgoing,
+    private readonly io: ConnectionIO,
   ) {
-    this.session = new BrowserSession(host, {
-      timeouts: { action: options.actionTimeout, navigation: options.navigationTimeout },
-      maxPages: options.maxPages,
-      events: {
-        page: (event: PageEvent) => this.emit('page', 'events/page', event),
-        console: (event: ConsoleEvent) => this.emit('console', 'events/console', event),
+    this.owner = {
+      send: (text) => {
+        if (!this.closed) io.send(text);
       },
-    });
-    this.context = {
-      session: this.session,
-      options,
-      subscribe: (events) => {
-        this.subscriptions.clear();
-        for (const e of events) this.subscriptions.add(e);
-      },
-      endSession: () => {
-        this.initialized = false;
-        this.subscriptions.clear();
+      replaced: () => {
+        this.state = null;
+        this.context = null;
+        io.close(4001, 'session replaced');
       },
     };
   }
@@ -93,7 +84,30 @@ export class RpcConnection {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.session.dispose();
+    const state = this.state;
+    this.state = null;
+    if (state) await this.registry.release(state, this.owner);
+  }
+
+  /** Opens (or resumes) the session named by initialize and builds the handlers' view of it. */
+  private open(params: InitializeParams): HandlerContext {
+    const { state, resumed } = this.registry.open(params.sessionId, this.owner);
+    this.state = state;
+    const end = async (park: boolean) => {
+      this.state = null;
+      this.context = null;
+      if (park) await this.registry.release(state, this.owner);
+      else await this.registry.end(state);
+    };
+    return {
+      session: state.session,
+      options: this.options,
+      sessionId: state.id,
+      resumed,
+      subscribe: (events, filters) => state.subscriptions.set(events, filters),
+      endSession: end,
+      flushParked: () => setImmediate(() => state.flush()),
+    };
   }
 
   private async dispatch(message: unknown): Promise<JSONRPCResponse | null> {
@@ -131,10 +145,10 @@ export class RpcConnection {
         recoveryHint: 'The initialize result lists every method under capabilities.methods.',
       });
     }
-    if (method === 'initialize' && this.initialized) {
+    if (method === 'initialize' && this.context) {
       throw new BAPError(ErrorCodes.AlreadyInitialized, 'Already initialized: initialize may be called once per connection.');
     }
-    if (method !== 'initialize' && !this.initialized) {
+    if (method !== 'initialize' && !this.context) {
       throw new BAPError(ErrorCodes.NotInitialized, `Not initialized: call initialize before ${method}.`, {
         recoveryHint: 'Send initialize {protocolVersion, clientInfo} first.',
       });
@@ -145,11 +159,11 @@ export class RpcConnection {
       const { message, issues } = formatZodError(parsed.error, 'params');
       throw new BAPError(ErrorCodes.InvalidParams, `Invalid params: ${message}`, { details: { issues } });
     }
-    if (method === 'initialize') this.initialized = true;
     const params = parsed.data as Record<string, unknown>;
-    const pageKey = () => (typeof params.pageId === 'string' ? params.pageId : (this.session.activePageId ?? '(new)'));
+    const context = method === 'initialize' ? (this.context = this.open(params as InitializeParams)) : this.context!;
+    const pageKey = () => (typeof params.pageId === 'string' ? params.pageId : (context.session.activePageId ?? '(new)'));
     const run = handlers[method] as (ctx: HandlerContext, p: unknown) => Promise<unknown>;
-    const result = await this.lanes.run(spec.lane, pageKey, () => run(this.context, params));
+    const result = await this.lanes.run(spec.lane, pageKey, () => run(context, params));
     if (this.options.validateResults) this.checkResult(method, result);
     return result;
   }
@@ -162,13 +176,8 @@ export class RpcConnection {
     }
   }
 
-  private emit(type: EventType, method: string, params: object): void {
-    if (this.closed || !this.initialized || !this.subscriptions.has(type)) return;
-    this.send(JSON.stringify({ jsonrpc: JSONRPC_VERSION, method, params }));
-  }
-
   private reply(response: JSONRPCResponse | JSONRPCResponse[]): void {
-    if (!this.closed) this.send(JSON.stringify(response));
+    if (!this.closed) this.io.send(JSON.stringify(response));
   }
 }
 

@@ -1,65 +1,85 @@
 import {
   PROTOCOL_VERSION,
   methodNames,
+  type EventFilters,
   type EventType,
   type MethodName,
   type MethodResult,
   type ParsedParams,
 } from '@browseragentprotocol/protocol';
 import * as actions from '../engine/actions.js';
+import * as browserState from '../engine/browserState.js';
 import * as observe from '../engine/observe.js';
 import type { BrowserSession } from '../engine/session.js';
+import { upload } from '../engine/upload.js';
 import type { ResolvedServerOptions } from '../options.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
-/** What a handler may touch: its connection's session and subscriptions, and the server's limits. */
+/** What a handler may touch: its session, its subscriptions, and the server's options. */
 export interface HandlerContext {
   session: BrowserSession;
   options: ResolvedServerOptions;
-  /** Replaces the connection's subscriptions. */
-  subscribe(events: EventType[]): void;
-  endSession(): void;
+  /** Set when the session is resumable. */
+  sessionId: string | null;
+  /** True when initialize picked up a parked session. */
+  resumed: boolean;
+  /** Replaces the session's subscriptions. */
+  subscribe(events: EventType[], filters?: EventFilters): void;
+  /** Ends the session (or parks it, when resumable, with `park`). */
+  endSession(park: boolean): Promise<void>;
+  /** Sends the notifications a parked session collected, after the current reply. */
+  flushParked(): void;
 }
 
 type Handler<M extends MethodName> = (ctx: HandlerContext, params: ParsedParams<M>) => Promise<MethodResult<M>>;
 export type Handlers = { [M in MethodName]: Handler<M> };
 
-/** Events this server emits today; the others are accepted in subscriptions and reported unavailable. */
-const EMITTED: EventType[] = ['page', 'console'];
+const EVENTS: EventType[] = ['page', 'console', 'network', 'dialog', 'download'];
 
 /** The method table's handlers: each one line into the engine. */
 export const handlers: Handlers = {
-  initialize: async ({ options }) => ({
-    protocolVersion: PROTOCOL_VERSION,
-    serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
-    capabilities: {
-      browsers: ['chromium'],
-      events: EMITTED,
-      methods: methodNames,
-      features: { refs: true, batch: true, semanticSelectors: true, multiPage: true, streaming: false },
-      limits: {
-        maxMessageBytes: options.maxMessageBytes,
-        maxBatchSize: options.maxBatchSize,
-        maxPages: options.maxPages,
-        maxTimeout: 300_000,
-        defaultTimeout: options.actionTimeout,
+  initialize: async (ctx) => {
+    const { options } = ctx;
+    ctx.flushParked();
+    return {
+      protocolVersion: PROTOCOL_VERSION,
+      serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
+      capabilities: {
+        browsers: ['chromium'],
+        events: EVENTS,
+        methods: methodNames,
+        features: { refs: true, batch: true, semanticSelectors: true, multiPage: true, streaming: false },
+        limits: {
+          maxMessageBytes: options.maxMessageBytes,
+          maxBatchSize: options.maxBatchSize,
+          maxPages: options.maxPages,
+          maxContexts: options.maxContexts,
+          maxPagesPerContext: options.maxPagesPerContext,
+          maxUploadBytes: options.maxUploadBytes,
+          sessionGraceMs: options.sessionGraceMs,
+          maxTimeout: 300_000,
+          defaultTimeout: options.actionTimeout,
+        },
       },
-    },
-  }),
+      ...(ctx.sessionId ? { sessionId: ctx.sessionId, resumed: ctx.resumed } : {}),
+    };
+  },
   shutdown: async (ctx, p) => {
-    if (p.closePages !== false) await ctx.session.dispose();
-    ctx.endSession();
+    await ctx.endSession(p.closePages === false && ctx.sessionId !== null);
     return {};
   },
   'events/subscribe': async (ctx, p) => {
-    ctx.subscribe(p.events);
-    return { subscribed: p.events.filter((e) => EMITTED.includes(e)), unavailable: p.events.filter((e) => !EMITTED.includes(e)) };
+    ctx.subscribe(p.events, p.filters);
+    return { subscribed: p.events, unavailable: [] };
   },
   'browser/launch': ({ session }, p) => session.launch(p),
   'browser/close': async ({ session }) => {
     await session.closeBrowser();
     return {};
   },
+  'context/create': async ({ session }, p) => ({ contextId: (await session.createContext(p.contextId, p.options)).id }),
+  'context/list': async ({ session }) => session.listContexts(),
+  'context/destroy': ({ session }, p) => session.destroyContext(p.contextId),
   'page/create': ({ session }, p) => session.createPage(p),
   'page/navigate': async ({ session }, p) => (await session.page(p.pageId)).navigate(p.url, p),
   'page/reload': async ({ session }, p) => (await session.page(p.pageId)).history('reload', p),
@@ -71,6 +91,12 @@ export const handlers: Handlers = {
     await session.activate(p.pageId);
     return {};
   },
+  'frame/list': async ({ session }, p) => (await session.page(p.pageId)).frames.list(),
+  'frame/switch': async ({ session }, p) => {
+    const h = await session.page(p.pageId);
+    return h.frames.switch(p, (selector) => h.element(selector, 'frame/switch'));
+  },
+  'frame/main': async ({ session }, p) => (await session.page(p.pageId)).frames.main(),
   'action/click': async ({ session }, p) => actions.click(await session.page(p.pageId), p),
   'action/dblclick': async ({ session }, p) => actions.click(await session.page(p.pageId), p, 2),
   'action/type': async ({ session }, p) => actions.type(await session.page(p.pageId), p),
@@ -83,6 +109,7 @@ export const handlers: Handlers = {
   'action/check': async ({ session }, p) => actions.check(await session.page(p.pageId), p, true),
   'action/uncheck': async ({ session }, p) => actions.check(await session.page(p.pageId), p, false),
   'action/drag': async ({ session }, p) => actions.drag(await session.page(p.pageId), p),
+  'action/upload': async ({ session, options }, p) => upload(await session.page(p.pageId), p, options),
   'observe/screenshot': async ({ session }, p) => observe.screenshot(await session.page(p.pageId), p),
   'observe/ariaSnapshot': async ({ session }, p) =>
     observe.snapshot(await session.page(p.pageId), {
@@ -103,5 +130,25 @@ export const handlers: Handlers = {
   'observe/dom': async ({ session }, p) => observe.dom(await session.page(p.pageId), p),
   'observe/element': async ({ session }, p) => observe.element(await session.page(p.pageId), p),
   'observe/content': async ({ session }, p) => observe.content(await session.page(p.pageId), p),
+  'observe/pdf': async ({ session }, p) => observe.pdf(await session.page(p.pageId), p),
+  'storage/getState': async ({ session }, p) => browserState.getState(await session.contextFor(p)),
+  'storage/setState': async ({ session }, p) => browserState.setState(await session.contextFor(p), p.state),
+  'storage/getCookies': async ({ session }, p) => browserState.getCookies(await session.contextFor(p), p.urls),
+  'storage/setCookies': async ({ session }, p) => browserState.setCookies(await session.contextFor(p), p.cookies),
+  'storage/clearCookies': async ({ session }, p) => browserState.clearCookies(await session.contextFor(p), p),
+  'emulate/setViewport': async ({ session }, p) => browserState.setViewport(await session.page(p.pageId), p),
+  'emulate/setUserAgent': async ({ session }, p) => browserState.setUserAgent(await session.page(p.pageId), p),
+  'emulate/setGeolocation': async ({ session }, p) => browserState.setGeolocation(await session.contextFor(p), p),
+  'emulate/setOffline': async ({ session }, p) => browserState.setOffline(await session.contextFor(p), p.offline),
+  'dialog/handle': async ({ session }, p) => (await session.page(p.pageId)).dialogs.handle(p),
+  'dialog/setPolicy': async ({ session }, p) => (await session.page(p.pageId)).dialogs.setPolicy(p),
+  'download/list': async ({ session }, p) => session.downloads.list(p.pageId),
+  'download/get': async ({ session }, p) => session.downloads.get(p),
+  'network/intercept': async ({ session }, p) => session.network.intercept(await session.contextFor(p), p),
+  'network/fulfill': async ({ session }, p) => session.network.fulfill(p),
+  'network/abort': async ({ session }, p) => session.network.abort(p),
+  'network/continue': async ({ session }, p) => session.network.continue(p),
+  'trace/start': async ({ session }, p) => browserState.startTrace(await session.contextFor(p), p),
+  'trace/stop': async ({ session }, p) => browserState.stopTrace(await session.contextFor(p)),
   'discovery/discover': async ({ session }, p) => observe.discover(await session.page(p.pageId), p),
 };

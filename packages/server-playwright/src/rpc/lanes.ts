@@ -4,7 +4,9 @@ import type { Lane } from '@browseragentprotocol/protocol';
  * Orders the requests of one connection. Page requests run in arrival order per page and in
  * parallel across pages; a session request waits for everything that arrived before it, and
  * everything after waits for it. The page key is read only once the preceding session request
- * is done, so a call without pageId lands on the page that is active by then.
+ * is done, so a call without pageId lands on the page that is active by then. An `immediate`
+ * request runs at once: it answers something (a dialog, a paused request) that the requests
+ * queued before it are waiting on.
  */
 export class RequestLanes {
   private barrier: Promise<unknown> = Promise.resolve();
@@ -12,6 +14,7 @@ export class RequestLanes {
   private readonly tails = new Map<string, Promise<unknown>>();
 
   run<T>(lane: Lane, pageKey: () => string, task: () => Promise<T>): Promise<T> {
+    if (lane === 'immediate') return task();
     let result: Promise<T>;
     if (lane === 'session') {
       const before = [this.barrier, ...this.inflight];

@@ -5,6 +5,7 @@ import { BAPError, ErrorCodes, PROTOCOL_VERSION } from '@browseragentprotocol/pr
 import { BrowserHost } from '../engine/browserHost.js';
 import type { ResolvedServerOptions } from '../options.js';
 import { RpcConnection } from '../rpc/connection.js';
+import { SessionRegistry } from '../rpc/sessions.js';
 import { SERVER_VERSION } from '../version.js';
 
 export interface RunningServer {
@@ -23,6 +24,7 @@ export interface RunningServer {
 export async function listen(options: ResolvedServerOptions): Promise<RunningServer> {
   const host = new BrowserHost({ headless: options.headless, chromiumPath: options.chromiumPath });
   const log = options.logger;
+  const sessions = new SessionRegistry(host, options);
   const connections = new Set<RpcConnection>();
   const http = createServer((req, res) => route(req, res));
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes * 4, perMessageDeflate: false });
@@ -32,8 +34,11 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
   });
 
   function accept(ws: WebSocket, req: IncomingMessage): void {
-    const connection = new RpcConnection(host, options, (text) => {
-      if (ws.readyState === ws.OPEN) ws.send(text);
+    const connection = new RpcConnection(sessions, options, {
+      send: (text) => {
+        if (ws.readyState === ws.OPEN) ws.send(text);
+      },
+      close: (code, reason) => ws.close(code, reason),
     });
     connections.add(connection);
     log.debug({ remote: req.socket.remoteAddress }, 'connection opened');
@@ -73,13 +78,14 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
     url: `ws://${hostname}:${port}`,
     httpUrl: `http://${hostname}:${port}`,
     port,
-    close: () => shutdown(http, wss, connections, host),
+    close: () => shutdown(http, wss, connections, sessions, host),
   };
 }
 
-async function shutdown(http: Server, wss: WebSocketServer, connections: Set<RpcConnection>, host: BrowserHost) {
+async function shutdown(http: Server, wss: WebSocketServer, connections: Set<RpcConnection>, sessions: SessionRegistry, host: BrowserHost) {
   for (const ws of wss.clients) ws.close(1001, 'server shutting down');
   await Promise.all([...connections].map((c) => c.close().catch(() => {})));
+  await sessions.closeAll();
   await new Promise<void>((resolve) => wss.close(() => resolve()));
   http.closeAllConnections();
   await new Promise<void>((resolve) => http.close(() => resolve()));
