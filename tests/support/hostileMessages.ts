@@ -160,7 +160,7 @@ class HostileMessageFactory {
     const fixed = [
       ...['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__defineGetter__', 'isPrototypeOf'],
       ...['Page/list', 'page/List', 'page/list/', '/page/list', ' page/list', 'page/list ', 'page.list', 'page\\list', 'page/list\u0000'],
-      ...['rpc.discover', 'action', 'action/', 'observe/*', 'agent/act', 'storage/getState', 'frame/list'],
+      ...['rpc.discover', 'action', 'action/', 'observe/*', 'storage/getstate', 'frame/', 'context/drop', 'Network/intercept'],
     ];
     for (let i = 0; i < count; i++) {
       const method = fixed[i] ?? (i % 7 === 0 ? `x/${'y'.repeat(5_000 + this.int(20_000))}` : this.randomName());

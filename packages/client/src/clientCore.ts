@@ -32,6 +32,12 @@ export interface BAPClientOptions {
   events?: EventType[];
   /** Reconnect after an unexpected close (default off); `true` uses the default backoff. */
   reconnect?: boolean | ReconnectOptions;
+  /**
+   * Make the session resumable: after a dropped connection, reconnecting (or a new client with
+   * the same id) within the server's grace period finds its contexts and pages. `true` picks a
+   * random id; a string must be 16-128 letters, digits, `_` or `-`, and kept secret.
+   */
+  sessionId?: string | true;
 }
 
 export type ClientEventMap = { [N in NotificationName]: NotificationParams<N> } & {
@@ -58,6 +64,10 @@ const FINAL_CLOSE_CODES = new Set([1008, 4001]);
 /** `close()` must not hang on an unresponsive server; the server cleans up on socket close anyway. */
 const SHUTDOWN_TIMEOUT_MS = 5_000;
 
+function randomSessionId(): string {
+  return `s-${globalThis.crypto.randomUUID()}`;
+}
+
 function majorVersion(version: string): number | undefined {
   const match = /^(\d+)\.\d+\.\d+/.exec(version);
   return match ? Number(match[1]) : undefined;
@@ -78,6 +88,7 @@ export class BAPClientCore {
   private readonly requestTimeout: number;
   private readonly events: EventType[];
   private readonly reconnectPolicy: ReconnectPolicy | undefined;
+  private readonly requestedSession: string | undefined;
   private readonly emitter = new Emitter<ClientEventMap>();
   private state: State = 'idle';
   private connection: RpcConnection | undefined;
@@ -95,6 +106,7 @@ export class BAPClientCore {
     this.requestTimeout = options.requestTimeout ?? 30_000;
     this.events = options.events ?? ['page', 'console'];
     this.reconnectPolicy = reconnectPolicy(options.reconnect);
+    this.requestedSession = options.sessionId === true ? randomSessionId() : options.sessionId;
     this.rpc = buildRpcNamespaces((method, params) => this.call(method, params));
   }
 
@@ -128,7 +140,7 @@ export class BAPClientCore {
     if (this.opening) return this.opening;
     if (this.state === 'reconnecting') return Promise.reject(new BAPClientError('ECLOSED', 'Reconnecting already'));
     this.state = 'connecting';
-    this.opening = this.open(undefined)
+    this.opening = this.open(this.requestedSession)
       .then(({ connection, init }) => {
         if (this.state !== 'connecting') {
           connection.close(1000, 'client closed');
@@ -274,7 +286,7 @@ export class BAPClientCore {
           return;
         }
         this.adopt(connection, init);
-        const resumed = previousSession !== undefined && init.sessionId === previousSession;
+        const resumed = init.resumed === true;
         this.emitter.emit('reconnected', { attempt, sessionId: init.sessionId, resumed });
         return;
       } catch (error) {

@@ -135,9 +135,20 @@ export class FakeServer {
         events: ['page', 'console'],
         methods: [...methodNames],
         features: { refs: true, batch: true, semanticSelectors: false, multiPage: true, streaming: false },
-        limits: { maxMessageBytes: 16_777_216, maxBatchSize: 100, maxPages: 50, maxTimeout: 300_000, defaultTimeout: 30_000 },
+        limits: {
+          maxMessageBytes: 16_777_216,
+          maxBatchSize: 100,
+          maxPages: 50,
+          maxContexts: 10,
+          maxPagesPerContext: 20,
+          maxUploadBytes: 10_485_760,
+          sessionGraceMs: 60_000,
+          maxTimeout: 300_000,
+          defaultTimeout: 30_000,
+        },
       },
       sessionId,
+      resumed: typeof params?.sessionId === 'string',
     };
   }
 

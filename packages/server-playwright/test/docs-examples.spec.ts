@@ -1,17 +1,27 @@
-import { readFileSync } from 'node:fs';
-import { createReadStream } from 'node:fs';
+import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import WebSocket from 'ws';
+import { PROTOCOL_VERSION } from '@browseragentprotocol/protocol';
 import { startServer, type RunningServer } from '../src/index.js';
 
 const docs = fileURLToPath(new URL('../../../docs/', import.meta.url));
 const { examples } = JSON.parse(readFileSync(join(docs, 'protocol-examples.json'), 'utf8')) as {
   examples: [string, Record<string, unknown>][];
 };
+
+/** Every ```json bap-session block of docs/*.md: [method, params] steps run in order in a fresh session. */
+const sessions = readdirSync(docs)
+  .filter((f) => f.endsWith('.md'))
+  .flatMap((file) =>
+    [...readFileSync(join(docs, file), 'utf8').matchAll(/```json bap-session\n([\s\S]*?)```/g)].map((m, i) => ({
+      name: `${file} example ${i + 1}`,
+      steps: JSON.parse(m[1]!) as [string, Record<string, unknown>][],
+    })),
+  );
 
 let site: Server;
 let server: RunningServer;
@@ -33,18 +43,21 @@ afterAll(async () => {
   site.close();
 });
 
-test('every example of docs/protocol.md succeeds against a real server, in order', async () => {
+type Reply = { result?: unknown; error?: { message: string } };
+
+/** Sends each step on one new connection, in order, expecting every one to succeed. */
+async function run(steps: [string, Record<string, unknown>][]): Promise<void> {
   const ws = new WebSocket(server.url);
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-  const replies = new Map<number, (reply: { result?: unknown; error?: { message: string } }) => void>();
+  const replies = new Map<number, (reply: Reply) => void>();
   ws.on('message', (data) => {
     const message = JSON.parse(data.toString());
     if (typeof message.id === 'number') replies.get(message.id)?.(message);
   });
   let id = 0;
-  for (const [method, params] of examples) {
+  for (const [method, params] of steps) {
     const body = JSON.parse(JSON.stringify(params).replaceAll('SITE', siteUrl));
-    const reply = await new Promise<{ result?: unknown; error?: { message: string } }>((resolve) => {
+    const reply = await new Promise<Reply>((resolve) => {
       replies.set(++id, resolve);
       ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params: body }));
     });
@@ -52,4 +65,17 @@ test('every example of docs/protocol.md succeeds against a real server, in order
     if (method === 'initialize') ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   }
   ws.close();
+}
+
+test('every example of docs/protocol.md succeeds against a real server, in order', async () => {
+  await run(examples);
+});
+
+test('the docs pages have runnable examples', () => {
+  expect(sessions.length).toBeGreaterThanOrEqual(8);
+});
+
+test.each(sessions)('$name succeeds against a real server', async ({ steps }) => {
+  const initialize: [string, Record<string, unknown>] = ['initialize', { protocolVersion: PROTOCOL_VERSION, clientInfo: { name: 'docs', version: '1' } }];
+  await run([initialize, ...steps]);
 });

@@ -7,6 +7,10 @@ interface ServeFlags {
   headed?: boolean;
   browserPath?: string;
   maxMessageSize?: number;
+  maxContexts?: number;
+  maxPagesPerContext?: number;
+  sessionGrace?: number;
+  uploadDir?: string[];
   quiet?: boolean;
 }
 
@@ -21,6 +25,10 @@ async function serve(flags: ServeFlags): Promise<void> {
       headless: !flags.headed,
       ...(flags.browserPath === undefined ? {} : { chromiumPath: flags.browserPath }),
       ...(flags.maxMessageSize === undefined ? {} : { maxMessageBytes: flags.maxMessageSize }),
+      ...(flags.maxContexts === undefined ? {} : { maxContexts: flags.maxContexts }),
+      ...(flags.maxPagesPerContext === undefined ? {} : { maxPagesPerContext: flags.maxPagesPerContext }),
+      ...(flags.sessionGrace === undefined ? {} : { sessionGraceMs: flags.sessionGrace }),
+      ...(flags.uploadDir === undefined ? {} : { uploadDirs: flags.uploadDir }),
       ...(flags.quiet ? { logger: false as const } : {}),
     });
   } catch (error) {
@@ -54,6 +62,10 @@ export function registerServe(program: Command): void {
     .option('--headed', 'show the browser window instead of running headless')
     .option('--browser-path <path>', 'Chromium executable (default: $BAP_CHROMIUM_PATH, /usr/bin/chromium, Playwright’s)')
     .option('--max-message-size <bytes>', 'largest accepted message in bytes (default 16 MiB)', integerIn(1, 2 ** 31))
+    .option('--max-contexts <n>', 'most browser contexts per session (default 10)', integerIn(1, 1000))
+    .option('--max-pages-per-context <n>', 'most pages per context (default 20)', integerIn(1, 1000))
+    .option('--session-grace <ms>', 'how long a resumable session waits for its client to come back (default 60000)', integerIn(0, 86_400_000))
+    .option('--upload-dir <dir>', 'a directory action/upload may read paths from (repeatable; default none)', (dir: string, all: string[] = []) => [...all, dir])
     .option('--quiet', 'no logs on stderr')
     .addHelpText('after', '\nPrints one line when ready:\n  BAP server ready on ws://127.0.0.1:9222 (health: http://127.0.0.1:9222/health)\nStops cleanly on SIGINT or SIGTERM.')
     .action(serve);

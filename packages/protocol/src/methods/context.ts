@@ -7,6 +7,15 @@ export const ContextIdSchema = z
   .string()
   .regex(/^[a-zA-Z0-9-]{1,64}$/, 'letters, digits and hyphens only, 1 to 64 characters');
 
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const GeolocationSchema = z.strictObject({
   latitude: z.number().min(-90).max(90),
   longitude: z.number().min(-180).max(180),
@@ -24,7 +33,7 @@ export const ContextOptionsSchema = z.strictObject({
   /** BCP 47 tag such as `fr-FR`: navigator.language, Accept-Language, number and date formats. */
   locale: z.string().min(2).max(35).optional(),
   /** IANA zone such as `Europe/Paris`. */
-  timezoneId: z.string().min(1).max(64).optional(),
+  timezoneId: z.string().min(1).max(64).refine(isTimeZone, 'not a known IANA time zone such as "Europe/Paris"').optional(),
   geolocation: GeolocationSchema.optional(),
   /** Permissions granted to every origin, e.g. `geolocation`, `notifications`, `clipboard-read`. */
   permissions: z.array(z.string().min(1).max(64)).max(32).optional(),

@@ -45,9 +45,30 @@ export const OriginStorageSchema = z.object({
   localStorage: z.array(StorageItemSchema),
 });
 
-export const StorageStateSchema = z.object({
-  cookies: z.array(CookieSchema.partial({ expires: true, httpOnly: true, secure: true, sameSite: true })),
-  origins: z.array(OriginStorageSchema),
+/** A storageState to load: what storage/getState returns (or Playwright saves); cookie flags optional. */
+export const StorageStateSchema = z.strictObject({
+  cookies: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1).max(4096),
+        value: z.string().max(4096),
+        domain: z.string().min(1).max(253),
+        path: z.string().min(1).max(4096),
+        expires: z.number().optional(),
+        httpOnly: z.boolean().optional(),
+        secure: z.boolean().optional(),
+        sameSite: SameSiteSchema.optional(),
+      }),
+    )
+    .max(10_000),
+  origins: z
+    .array(
+      z.strictObject({
+        origin: z.string().min(1).max(2048),
+        localStorage: z.array(z.strictObject({ name: z.string().max(4096), value: z.string().max(5_000_000) })).max(10_000),
+      }),
+    )
+    .max(1000),
 });
 export type StorageState = z.infer<typeof StorageStateSchema>;
 

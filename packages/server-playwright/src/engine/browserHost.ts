@@ -94,6 +94,13 @@ export class BrowserHost {
     };
   }
 
+  /** What the browsers hold right now, as the browsers themselves report it. */
+  async stats(): Promise<{ browsers: number; contexts: number; pages: number }> {
+    const browsers = (await Promise.all([...this.browsers.values()].map((b) => b.browser.catch(() => null)))).filter((b) => b !== null);
+    const contexts = browsers.flatMap((b) => b.contexts());
+    return { browsers: browsers.length, contexts: contexts.length, pages: contexts.reduce((n, c) => n + c.pages().length, 0) };
+  }
+
   async close(): Promise<void> {
     const all = [...this.browsers.values()];
     this.browsers.clear();

@@ -14,6 +14,8 @@ export interface RunningServer {
   /** `http://host:port` (serves `GET /health`). */
   httpUrl: string;
   port: number;
+  /** Live connections, kept (resumable) sessions, and what the browsers hold. */
+  stats(): Promise<{ connections: number; resumableSessions: number; browsers: number; contexts: number; pages: number }>;
   close(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
     url: `ws://${hostname}:${port}`,
     httpUrl: `http://${hostname}:${port}`,
     port,
+    stats: async () => ({ connections: connections.size, resumableSessions: sessions.size, ...(await host.stats()) }),
     close: () => shutdown(http, wss, connections, sessions, host),
   };
 }

@@ -1,0 +1,36 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+/** A loopback TCP proxy to `targetPort` whose connections a test can cut, as a network failure would. */
+export class TcpProxy {
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+    private readonly sockets: Set<Socket>,
+  ) {}
+
+  static async start(targetPort: number): Promise<TcpProxy> {
+    const sockets = new Set<Socket>();
+    const server = createServer((inbound) => {
+      const outbound = createConnection({ host: '127.0.0.1', port: targetPort });
+      for (const s of [inbound, outbound]) {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+        s.on('error', () => s.destroy());
+      }
+      inbound.pipe(outbound).pipe(inbound);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return new TcpProxy(server, (server.address() as AddressInfo).port, sockets);
+  }
+
+  /** Destroys every proxied connection, both sides, without a WebSocket close handshake. */
+  cut(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
