@@ -9,9 +9,10 @@ import { PROTOCOL_VERSION } from '@browseragentprotocol/protocol';
 import { startServer, type RunningServer } from '../src/index.js';
 
 const docs = fileURLToPath(new URL('../../../docs/', import.meta.url));
-const { examples } = JSON.parse(readFileSync(join(docs, 'protocol-examples.json'), 'utf8')) as {
-  examples: [string, Record<string, unknown>][];
-};
+/** `[method, params]`, or `[method, params, {error: code}]` for a request that needs state a static example cannot have. */
+type Step = [string, Record<string, unknown>, { error: number }?];
+
+const { examples } = JSON.parse(readFileSync(join(docs, 'protocol-examples.json'), 'utf8')) as { examples: Step[] };
 
 /** Every ```json bap-session block of docs/*.md: [method, params] steps run in order in a fresh session. */
 const sessions = readdirSync(docs)
@@ -19,7 +20,7 @@ const sessions = readdirSync(docs)
   .flatMap((file) =>
     [...readFileSync(join(docs, file), 'utf8').matchAll(/```json bap-session\n([\s\S]*?)```/g)].map((m, i) => ({
       name: `${file} example ${i + 1}`,
-      steps: JSON.parse(m[1]!) as [string, Record<string, unknown>][],
+      steps: JSON.parse(m[1]!) as Step[],
     })),
   );
 
@@ -43,10 +44,10 @@ afterAll(async () => {
   site.close();
 });
 
-type Reply = { result?: unknown; error?: { message: string } };
+type Reply = { result?: unknown; error?: { code: number; message: string } };
 
 /** Sends each step on one new connection, in order, expecting every one to succeed. */
-async function run(steps: [string, Record<string, unknown>][]): Promise<void> {
+async function run(steps: Step[]): Promise<void> {
   const ws = new WebSocket(server.url);
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   const replies = new Map<number, (reply: Reply) => void>();
@@ -55,13 +56,14 @@ async function run(steps: [string, Record<string, unknown>][]): Promise<void> {
     if (typeof message.id === 'number') replies.get(message.id)?.(message);
   });
   let id = 0;
-  for (const [method, params] of steps) {
+  for (const [method, params, expected] of steps) {
     const body = JSON.parse(JSON.stringify(params).replaceAll('SITE', siteUrl));
     const reply = await new Promise<Reply>((resolve) => {
       replies.set(++id, resolve);
       ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params: body }));
     });
-    expect(reply.error, `${method} ${JSON.stringify(body)}`).toBeUndefined();
+    if (expected) expect(reply.error?.code, `${method} ${JSON.stringify(body)}`).toBe(expected.error);
+    else expect(reply.error, `${method} ${JSON.stringify(body)}`).toBeUndefined();
     if (method === 'initialize') ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   }
   ws.close();
@@ -76,6 +78,6 @@ test('the docs pages have runnable examples', () => {
 });
 
 test.each(sessions)('$name succeeds against a real server', async ({ steps }) => {
-  const initialize: [string, Record<string, unknown>] = ['initialize', { protocolVersion: PROTOCOL_VERSION, clientInfo: { name: 'docs', version: '1' } }];
+  const initialize: Step = ['initialize', { protocolVersion: PROTOCOL_VERSION, clientInfo: { name: 'docs', version: '1' } }];
   await run([initialize, ...steps]);
 });

@@ -120,10 +120,12 @@ export async function scroll(h: PageHandle, p: P<'action/scroll'>): Promise<{ sc
   const direction = p.options?.direction;
   const amount = p.options?.amount;
   const locator = p.selector ? await h.element(p.selector, 'action/scroll') : null;
+  // Without a selector, the current frame's window scrolls, and its position is what comes back.
+  const frame = h.frames.current();
   return act('action/scroll', p.selector, timeout, async () => {
     if (locator && (amount === 'toElement' || direction === undefined)) {
       await locator.scrollIntoViewIfNeeded({ timeout });
-      return h.page.evaluate(() => ({ scrollX: window.scrollX, scrollY: window.scrollY }));
+      return frame.evaluate(() => ({ scrollX: window.scrollX, scrollY: window.scrollY }));
     }
     if (amount === 'toElement') {
       throw new BAPError(ErrorCodes.InvalidParams, 'options.amount: "toElement" needs a selector.');
@@ -140,7 +142,7 @@ export async function scroll(h: PageHandle, p: P<'action/scroll'>): Promise<{ sc
       else el.scrollBy(delta);
       return win ? { scrollX: window.scrollX, scrollY: window.scrollY } : { scrollX: el.scrollLeft, scrollY: el.scrollTop };
     };
-    return (locator ?? h.page.locator(':root')).evaluate(scrollBy, args, { timeout });
+    return (locator ?? frame.locator(':root')).evaluate(scrollBy, args, { timeout });
   });
 }
 

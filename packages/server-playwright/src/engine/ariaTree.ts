@@ -32,11 +32,21 @@ function toNode(raw: RawAriaNode, secrets: ReadonlySet<string>): AccessibilityNo
 
 export const REDACTED = '••••••';
 
-/** Every ref in the tree with the role and accessible name it was printed with. */
-export function collectRefs(nodes: readonly AccessibilityNode[], into = new Map<string, { role: string; name: string }>()) {
+export interface RefEntry {
+  role: string;
+  name: string;
+  /**
+   * Under an `iframe` node. Only the tree tells: once the main frame has navigated away from a
+   * page with iframes, Playwright prefixes the main frame's own refs too (`f3e1`).
+   */
+  inFrame: boolean;
+}
+
+/** Every ref in the tree, in document order, with the role and accessible name it was printed with. */
+export function collectRefs(nodes: readonly AccessibilityNode[], inFrame = false, into = new Map<string, RefEntry>()) {
   for (const node of nodes) {
-    if (node.ref) into.set(node.ref, { role: node.role, name: node.name ?? '' });
-    if (node.children) collectRefs(node.children, into);
+    if (node.ref) into.set(node.ref, { role: node.role, name: node.name ?? '', inFrame });
+    if (node.children) collectRefs(node.children, inFrame || node.role === 'iframe', into);
   }
   return into;
 }

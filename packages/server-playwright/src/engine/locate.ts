@@ -13,6 +13,8 @@ export type Target = { kind: 'element'; locator: Locator } | { kind: 'point'; x:
 /**
  * Turns a protocol selector into a Playwright locator (or a viewport point for coordinates).
  * Refs are page-wide; the other selector types look inside `frame` (the page's current frame).
+ * Playwright's css, text, role, label, placeholder and testId engines pierce open shadow roots;
+ * xpath does not.
  */
 export async function locate(frame: Frame, refs: RefRegistry, selector: Selector): Promise<Target> {
   switch (selector.type) {
@@ -21,7 +23,7 @@ export async function locate(frame: Frame, refs: RefRegistry, selector: Selector
     case 'ref':
       return { kind: 'element', locator: await refs.resolve(selector.ref) };
     case 'semantic':
-      return { kind: 'element', locator: await refs.resolve(await matchDescription(refs, selector.description)) };
+      return { kind: 'element', locator: await refs.resolve(await matchDescription(refs, frame, selector.description)) };
     default:
       return { kind: 'element', locator: locatorFor(frame, selector) };
   }
@@ -71,10 +73,11 @@ function words(text: string): string[] {
 
 /**
  * Resolves a free-text description to the ref of the element whose role and accessible name
- * share the most words with it, from a fresh snapshot. No model is involved: a description that
- * matches nothing, or two elements equally, is an error rather than a guess.
+ * share the most words with it, from a fresh snapshot of `frame` (what observe/ariaSnapshot
+ * shows). No model is involved: a description that matches nothing, or two elements equally, is
+ * an error rather than a guess.
  */
-async function matchDescription(refs: RefRegistry, description: string): Promise<string> {
+async function matchDescription(refs: RefRegistry, frame: Frame, description: string): Promise<string> {
   const wanted = words(description);
   const scored: { ref: string; score: number; label: string }[] = [];
   const visit = (nodes: AccessibilityNode[]) => {
@@ -89,7 +92,7 @@ async function matchDescription(refs: RefRegistry, description: string): Promise
       if (node.children) visit(node.children);
     }
   };
-  visit(await refs.capture());
+  visit(await refs.capture({ frame }));
   scored.sort((a, b) => b.score - a.score);
   const [best, second] = scored;
   if (!best) {

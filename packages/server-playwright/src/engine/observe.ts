@@ -1,4 +1,4 @@
-import type { Locator } from 'playwright-core';
+import type { Frame, Locator } from 'playwright-core';
 import {
   BAPError,
   ErrorCodes,
@@ -17,6 +17,11 @@ import { discoverTools, domSnapshot, elementInfo, toMarkdown, type ElementInfo }
 import { SENSITIVE_FIELDS } from './secrets.js';
 
 const DEFAULT_MAX_LENGTH = 1_000_000;
+
+/** Observations read the current frame, so their `url` and `title` are that frame's. */
+function titleOf(frame: Frame): Promise<string> {
+  return frame.title().catch(() => '');
+}
 
 export async function screenshot(h: PageHandle, p: ParsedParams<'observe/screenshot'>) {
   const o = p.options ?? {};
@@ -84,16 +89,21 @@ async function webp(h: PageHandle, element: Locator | null, o: ScreenshotOptions
   }
 }
 
-/** observe/ariaSnapshot and observe/accessibility: one capture through the page's RefRegistry. */
+/**
+ * observe/ariaSnapshot and observe/accessibility: one capture through the page's RefRegistry, of
+ * the current frame (the whole page, iframes included, when that is the main frame).
+ */
 export async function snapshot(
   h: PageHandle,
   o: { selector?: ParsedParams<'observe/ariaSnapshot'>['selector']; depth?: number | undefined; boxes?: boolean | undefined; timeout?: number | undefined; includeTree: boolean },
 ): Promise<SnapshotResult> {
   const root = o.selector ? await h.element(o.selector, 'observe/ariaSnapshot') : undefined;
-  const title = h.title();
+  const frame = h.frames.current();
+  const title = titleOf(frame);
   let nodes: AccessibilityNode[];
   try {
     nodes = await h.refs.capture({
+      frame,
       ...(root ? { root } : {}),
       ...(o.depth !== undefined ? { depth: o.depth } : {}),
       ...(o.boxes ? { boxes: true } : {}),
@@ -104,7 +114,7 @@ export async function snapshot(
   }
   const result: SnapshotResult = {
     pageId: h.id,
-    url: h.page.url(),
+    url: frame.url(),
     title: await title,
     snapshot: renderSnapshot(nodes),
     refCount: h.refs.size,
@@ -116,9 +126,10 @@ export async function snapshot(
 export async function dom(h: PageHandle, p: ParsedParams<'observe/dom'>) {
   const root = p.options?.root ? await h.element(p.options.root, 'observe/dom') : null;
   const args = { sensitive: SENSITIVE_FIELDS, maxLength: p.options?.maxLength ?? DEFAULT_MAX_LENGTH };
+  const frame = h.frames.current();
   try {
-    const result = await (root ?? h.page.locator(':root')).evaluate(domSnapshot, args);
-    return { ...result, url: h.page.url(), title: await h.title() };
+    const result = await (root ?? frame.locator(':root')).evaluate(domSnapshot, args);
+    return { ...result, url: frame.url(), title: await titleOf(frame) };
   } catch (error) {
     throw toBAPError(error, { action: 'observe/dom' });
   }
@@ -144,14 +155,15 @@ export async function content(h: PageHandle, p: ParsedParams<'observe/content'>)
   const format = p.format ?? 'text';
   const maxLength = p.maxLength ?? DEFAULT_MAX_LENGTH;
   const root = p.selector ? await h.element(p.selector, 'observe/content') : null;
+  const frame = h.frames.current();
   let text: string;
   try {
-    if (format === 'markdown') text = await (root ?? h.page.locator('body')).evaluate(toMarkdown);
+    if (format === 'markdown') text = await (root ?? frame.locator('body')).evaluate(toMarkdown);
     else if (format === 'html') {
       const args = { sensitive: SENSITIVE_FIELDS, maxLength };
-      text = (await (root ?? h.page.locator(':root')).evaluate(domSnapshot, args)).html;
+      text = (await (root ?? frame.locator(':root')).evaluate(domSnapshot, args)).html;
     } else {
-      text = root ? await root.innerText() : await h.page.evaluate(() => document.body?.innerText ?? '');
+      text = root ? await root.innerText() : await frame.evaluate(() => document.body?.innerText ?? '');
     }
   } catch (error) {
     throw toBAPError(error, { action: 'observe/content' });
@@ -159,15 +171,15 @@ export async function content(h: PageHandle, p: ParsedParams<'observe/content'>)
   return {
     content: text.slice(0, maxLength),
     format,
-    url: h.page.url(),
-    title: await h.title(),
+    url: frame.url(),
+    title: await titleOf(frame),
     truncated: text.length > maxLength,
   };
 }
 
 export async function discover(h: PageHandle, p: ParsedParams<'discovery/discover'>) {
   try {
-    const { tools, native } = await h.page.evaluate(discoverTools, p.options?.includeInputSchemas ?? true);
+    const { tools, native } = await h.frames.current().evaluate(discoverTools, p.options?.includeInputSchemas ?? true);
     const max = p.options?.maxTools ?? 50;
     return {
       tools: tools.slice(0, max) as { name: string; source: 'webmcp-declarative' | 'webmcp-imperative' }[],

@@ -41,7 +41,7 @@ export class PageHandle {
     emit: Emit,
   ) {
     this.refs = new RefRegistry(page);
-    this.frames = new FrameTracker(page);
+    this.frames = new FrameTracker(page, timeouts.action);
     this.dialogs = new DialogController(page, id, emit);
     const now = Date.now;
     const pageEvent = (type: 'domcontentloaded' | 'load' | 'navigated', url = page.url()) =>

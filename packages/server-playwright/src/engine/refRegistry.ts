@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import { BAPError, ErrorCodes, type AccessibilityNode } from '@browseragentprotocol/protocol';
 import { collectRefs, toAccessibilityNodes, type RawAriaNode } from './ariaTree.js';
 import { sensitiveValues } from './secrets.js';
@@ -6,12 +6,17 @@ import { sensitiveValues } from './secrets.js';
 interface RefTarget {
   role: string;
   name: string;
-  /** Index among the nodes of the same role and name, in document order. */
+  /** Inside an iframe: no role+name fallback there, the main frame's getByRole cannot see it. */
+  inFrame: boolean;
+  /** Index among the main-frame nodes of the same role and name, in document order. */
   nth: number;
 }
 
 export interface CaptureOptions {
+  /** Snapshot only this element; wins over `frame`. */
   root?: Locator;
+  /** Snapshot only this frame (and the frames inside it) when it is not the main frame. */
+  frame?: Frame;
   depth?: number;
   boxes?: boolean;
   timeout?: number;
@@ -40,7 +45,9 @@ export class RefRegistry {
   }
 
   async capture(options: CaptureOptions = {}): Promise<AccessibilityNode[]> {
-    const { root, depth, boxes, timeout } = options;
+    const { depth, boxes, timeout } = options;
+    // A child frame's own snapshot prints the same refs (`f2e3`) as the page-wide one.
+    const root = options.root ?? (options.frame?.parentFrame() ? options.frame.locator('body') : undefined);
     const snapshotOptions = { mode: 'ai' as const, timeout: timeout ?? 0, boxes: boxes ?? false };
     const raw = (await (root ?? this.page).ariaSnapshotJSON(
       depth === undefined ? snapshotOptions : { ...snapshotOptions, depth },
@@ -78,8 +85,8 @@ export class RefRegistry {
   }
 
   private async fallback(ref: string, target: RefTarget): Promise<Locator | null> {
-    // Refs inside iframes (@f1e2) and nameless generics have no trustworthy role+name twin.
-    if (this.navigatedSinceSnapshot || !/^@e\d+$/.test(ref) || !target.name || target.role === 'generic') return null;
+    // Refs inside iframes and nameless generics have no trustworthy role+name twin.
+    if (this.navigatedSinceSnapshot || target.inFrame || !target.name || target.role === 'generic') return null;
     const candidates = this.page.getByRole(target.role as Parameters<Page['getByRole']>[0], {
       name: target.name,
       exact: true,
@@ -92,12 +99,12 @@ export class RefRegistry {
   private remember(nodes: AccessibilityNode[]): void {
     const seen = new Map<string, number>();
     this.refs = new Map();
-    for (const [ref, { role, name }] of collectRefs(nodes)) {
+    for (const [ref, { role, name, inFrame }] of collectRefs(nodes)) {
       // Only main-frame refs can fall back to getByRole, so only they are counted for `nth`.
       const key = `${role}\u0000${name}`;
       const nth = seen.get(key) ?? 0;
-      if (/^@e\d+$/.test(ref)) seen.set(key, nth + 1);
-      this.refs.set(ref, { role, name, nth });
+      if (!inFrame) seen.set(key, nth + 1);
+      this.refs.set(ref, { role, name, inFrame, nth });
     }
     this.navigatedSinceSnapshot = false;
   }
