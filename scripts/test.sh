@@ -7,9 +7,13 @@ echo "== lint" && npx eslint .
 echo "== typecheck tests" && npx tsc -p tsconfig.tests.json
 echo "== generated files" && node packages/protocol/scripts/schema.mjs --check && node scripts/docs.mjs --check
 echo "== tests"
-report="$(mktemp)"
+report="${BAP_TEST_REPORT:-$(mktemp)}"
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile="$report" "$@" || status=$?
-node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);' "$report" || true
-rm -f "$report"
+node -e '
+const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const slow = r.testResults.map((f) => [f.name.split("/").slice(-2).join("/"), (f.endTime - f.startTime) / 1000]).sort((a, b) => b[1] - a[1]).slice(0, 5);
+console.log(`slowest files: ${slow.map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(", ")}`);
+console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);' "$report" || true
+[ -n "${BAP_TEST_REPORT:-}" ] || rm -f "$report"
 exit "$status"

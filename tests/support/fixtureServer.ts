@@ -18,13 +18,24 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 const MAX_SLOW_MS = 60_000;
+const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
+
+/** The bytes `/download?size=N` sends: byte i is `i % 251`, so content and length are checkable. */
+export function downloadBytes(size: number): Buffer {
+  const bytes = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) bytes[i] = i % 251;
+  return bytes;
+}
 
 /**
  * Static server for `tests/fixtures/` on 127.0.0.1, port 0, with a few dynamic routes:
  * - `/slow?ms=N`: an HTML page sent after N ms;
  * - `/redirect?to=URL`: 302 to URL (relative URLs resolve against this server);
  * - `/hold?id=X`: an event stream kept open until the client goes away; `openHolds(X)` counts them,
- *   which tells a test whether the page that opened it is still alive.
+ *   which tells a test whether the page that opened it is still alive;
+ * - `/download?name=F&size=N`: N bytes (byte i is `i % 251`) sent as the attachment F; with
+ *   `&cut=1` the connection is dropped halfway, so the download fails;
+ * - `/echo`: JSON describing the request as received (method, url, headers, body).
  */
 export class FixtureServer {
   private readonly server: Server;
@@ -89,6 +100,10 @@ export class FixtureServer {
         return this.redirect(url, res);
       case '/hold':
         return this.hold(url, req, res);
+      case '/download':
+        return this.download(url, res);
+      case '/echo':
+        return this.echo(url, req, res);
       default:
         return this.file(url, res);
     }
@@ -128,6 +143,31 @@ export class FixtureServer {
       clearInterval(heartbeat);
       this.holds.set(id, this.openHolds(id) - 1);
     });
+  }
+
+  private download(url: URL, res: ServerResponse): void {
+    const name = url.searchParams.get('name') ?? 'download.bin';
+    const size = Math.min(Math.max(Number(url.searchParams.get('size')) || 0, 0), MAX_DOWNLOAD_BYTES);
+    const bytes = downloadBytes(size);
+    res.writeHead(200, {
+      'content-type': 'application/octet-stream',
+      'content-disposition': `attachment; filename="${name.replace(/["\\]/g, '_')}"`,
+      'content-length': size,
+      'cache-control': 'no-store',
+    });
+    if (url.searchParams.get('cut') !== '1') {
+      res.end(bytes);
+      return;
+    }
+    res.write(bytes.subarray(0, Math.floor(size / 2)));
+    setTimeout(() => res.destroy(), 100);
+  }
+
+  private async echo(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    res.writeHead(200, { 'content-type': CONTENT_TYPES['.json']!, 'cache-control': 'no-store' });
+    res.end(JSON.stringify({ method: req.method, url: url.pathname + url.search, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }));
   }
 
   private async file(url: URL, res: ServerResponse): Promise<void> {

@@ -26,6 +26,8 @@ export interface SessionLimits {
 
 export interface SessionOptions {
   timeouts: Timeouts;
+  /** Bounds what one reply can carry (download/get). */
+  maxMessageBytes: number;
   limits: SessionLimits;
   emit: Emit;
 }
@@ -64,8 +66,8 @@ export class BrowserSession {
     private readonly host: BrowserHost,
     private readonly options: SessionOptions,
   ) {
-    this.network = new NetworkController(options.emit, (page) => this.handles.get(page));
-    this.downloads = new DownloadRegistry(options.emit);
+    this.network = new NetworkController(options.emit);
+    this.downloads = new DownloadRegistry(options.emit, options.maxMessageBytes);
   }
 
   get limits(): SessionLimits {

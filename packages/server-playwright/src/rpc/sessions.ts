@@ -30,6 +30,7 @@ export class SessionState {
   ) {
     this.session = new BrowserSession(host, {
       timeouts: { action: options.actionTimeout, navigation: options.navigationTimeout },
+      maxMessageBytes: options.maxMessageBytes,
       limits: { maxPages: options.maxPages, maxContexts: options.maxContexts, maxPagesPerContext: options.maxPagesPerContext },
       emit: (method, params) => this.emit(method, params),
     });
