@@ -74,10 +74,6 @@ export class NetworkController {
   private nextRequest = 1;
   private nextRule = 1;
 
-  /**
-   * `_handleFor` is unused: events come from `watchPage`, which knows the page; it stays until
-   * the session stops passing it.
-   */
   constructor(private readonly emit: Emit) {}
 
   watchPage(handle: PageHandle): void {
