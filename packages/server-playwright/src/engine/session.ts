@@ -56,6 +56,7 @@ export class BrowserSession {
   private attached: Attached | null = null;
   private attaching: Promise<Attached> | null = null;
   private readonly contexts = new Map<string, ContextEntry>();
+  private creatingDefault: Promise<ContextEntry> | null = null;
   private readonly pages = new Map<string, PageHandle>();
   private readonly handles = new WeakMap<Page, PageHandle>();
   /** Most recently activated last: closing the active page falls back to the one before. */
@@ -70,10 +71,6 @@ export class BrowserSession {
     this.downloads = new DownloadRegistry(options.emit, options.maxMessageBytes);
   }
 
-  get limits(): SessionLimits {
-    return this.options.limits;
-  }
-
   async launch(params: BrowserLaunchParams) {
     if (this.attached?.alive) await this.detach(false);
     const attached = await this.attach(params);
@@ -85,25 +82,18 @@ export class BrowserSession {
   }
 
   async createContext(contextId: string | undefined, options: ContextOptions = {}): Promise<ContextEntry> {
-    const { maxContexts } = this.options.limits;
-    if (contextId !== undefined && this.contexts.has(contextId)) {
-      throw new BAPError(ErrorCodes.InvalidParams, `contextId: a context named "${contextId}" already exists.`, {
-        details: { contextId },
-        recoveryHint: 'Choose another id, or destroy the existing context first.',
-      });
-    }
-    if (this.contexts.size >= maxContexts) {
-      throw limitError('contexts', maxContexts, this.contexts.size, 'Destroy contexts you no longer need with context/destroy.');
-    }
-    const attached = await this.browser();
     const id = contextId ?? `ctx-${randomUUID().slice(0, 8)}`;
+    this.checkNewContext(id);
+    const attached = await this.browser();
     const context = await attached.browser.newContext(playwrightOptions(options)).catch((error: unknown) => {
       throw contextOptionsError(error);
     });
-    // The limit is checked again: another context may have been made while this one started.
-    if (this.contexts.size >= maxContexts || this.contexts.has(id)) {
+    try {
+      // Checked again: another context may have been made while this one started.
+      this.checkNewContext(id);
+    } catch (error) {
       await context.close().catch(() => {});
-      throw limitError('contexts', maxContexts, this.contexts.size, 'Destroy contexts you no longer need with context/destroy.');
+      throw error;
     }
     const entry = new ContextEntry(id, context, options, id === DEFAULT_CONTEXT);
     this.contexts.set(id, entry);
@@ -111,6 +101,19 @@ export class BrowserSession {
     context.on('page', (page) => this.adopt(page, entry));
     context.on('close', () => this.forgetContext(entry));
     return entry;
+  }
+
+  private checkNewContext(id: string): void {
+    if (this.contexts.has(id)) {
+      throw new BAPError(ErrorCodes.InvalidParams, `contextId: a context named "${id}" already exists.`, {
+        details: { contextId: id },
+        recoveryHint: 'Choose another id, or destroy the existing context first.',
+      });
+    }
+    const { maxContexts } = this.options.limits;
+    if (this.contexts.size >= maxContexts) {
+      throw limitError('contexts', maxContexts, this.contexts.size, 'Destroy contexts you no longer need with context/destroy.');
+    }
   }
 
   listContexts() {
@@ -217,11 +220,6 @@ export class BrowserSession {
     return this.order.at(-1) ?? null;
   }
 
-  /** Open contexts and pages, for leak checks and diagnostics. */
-  get counts(): { contexts: number; pages: number } {
-    return { contexts: this.contexts.size, pages: this.pages.size };
-  }
-
   private contextEntry(contextId: string): ContextEntry {
     const entry = this.contexts.get(contextId);
     if (entry) return entry;
@@ -232,9 +230,15 @@ export class BrowserSession {
     });
   }
 
+  /** The default context, made once even when several calls need it at the same time. */
   private async defaultContext(): Promise<ContextEntry> {
     await this.browser();
-    return this.contexts.get(DEFAULT_CONTEXT) ?? this.createContext(DEFAULT_CONTEXT, { viewport: DEFAULT_VIEWPORT });
+    const existing = this.contexts.get(DEFAULT_CONTEXT);
+    if (existing) return existing;
+    this.creatingDefault ??= this.createContext(DEFAULT_CONTEXT, { viewport: DEFAULT_VIEWPORT }).finally(() => {
+      this.creatingDefault = null;
+    });
+    return this.creatingDefault;
   }
 
   private touch(pageId: string): void {
