@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DialogTypeSchema } from './methods/dialog.js';
-import { DownloadStateSchema } from './methods/files.js';
+import { DialogInfoSchema } from './methods/dialog.js';
+import { DownloadInfoSchema } from './methods/files.js';
 import { HttpMethodSchema, ResourceTypeSchema } from './methods/network.js';
 
 export const PageEventSchema = z.object({
@@ -70,11 +70,8 @@ export const NetworkEventSchema = z.discriminatedUnion('type', [
 ]);
 export type NetworkEvent = z.infer<typeof NetworkEventSchema>;
 
-export const DialogEventSchema = z.object({
+export const DialogEventSchema = DialogInfoSchema.extend({
   pageId: z.string(),
-  type: DialogTypeSchema,
-  message: z.string(),
-  defaultValue: z.string().optional(),
   /** What became of it: answered at once (by policy or an armed dialog/handle) or queued. */
   outcome: z.enum(['accepted', 'dismissed', 'queued']),
   /** Who decided: `policy`, `armed` (a dialog/handle sent before), or `timeout` (a queued dialog expired). */
@@ -83,16 +80,8 @@ export const DialogEventSchema = z.object({
 });
 export type DialogEvent = z.infer<typeof DialogEventSchema>;
 
-export const DownloadEventSchema = z.object({
-  downloadId: z.string(),
-  pageId: z.string(),
-  url: z.string(),
-  suggestedFilename: z.string(),
-  state: DownloadStateSchema,
-  size: z.number().int().optional(),
-  error: z.string().optional(),
-  timestamp: z.number(),
-});
+/** A download's state as download/list reports it, at the moment it changed. */
+export const DownloadEventSchema = DownloadInfoSchema.extend({ timestamp: z.number() });
 export type DownloadEvent = z.infer<typeof DownloadEventSchema>;
 
 /** Server → client notifications, by method name. */
