@@ -17,14 +17,22 @@ export const InterceptPatternSchema = z.strictObject({
   method: HttpMethodSchema.optional(),
 });
 
-export const FulfillResponseSchema = z.strictObject({
-  status: z.number().int().min(100).max(599).optional(),
-  headers: Headers.optional(),
-  body: z.string().max(16 * 1024 * 1024).optional(),
-  /** `base64` when body holds binary data. */
-  bodyEncoding: z.enum(['utf8', 'base64']).optional(),
-  contentType: z.string().max(256).optional(),
-});
+/** Standard base64; line breaks and other whitespace are ignored. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export const FulfillResponseSchema = z
+  .strictObject({
+    status: z.number().int().min(100).max(599).optional(),
+    headers: Headers.optional(),
+    body: z.string().max(16 * 1024 * 1024).optional(),
+    /** `base64` when body holds binary data. */
+    bodyEncoding: z.enum(['utf8', 'base64']).optional(),
+    contentType: z.string().max(256).optional(),
+  })
+  .refine((r) => r.bodyEncoding !== 'base64' || r.body === undefined || BASE64.test(r.body.replace(/\s+/g, '')), {
+    path: ['body'],
+    message: 'not valid base64 (bodyEncoding is "base64")',
+  });
 
 export const AbortReasonSchema = z.enum(['aborted', 'accessdenied', 'blockedbyclient', 'failed', 'timedout']);
 

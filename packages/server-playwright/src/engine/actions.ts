@@ -7,15 +7,10 @@ import {
   type ParsedParams,
   type Selector,
 } from '@browseragentprotocol/protocol';
-import { toBAPError } from './errors.js';
+import { defined, toBAPError } from './errors.js';
 import type { PageHandle } from './pageHandle.js';
 
 type P<M extends MethodName> = ParsedParams<M>;
-
-/** Strips protocol-only keys and undefined values before handing options to Playwright. */
-function pw<T extends object>(options: T | undefined): T {
-  return Object.fromEntries(Object.entries(options ?? {}).filter(([, v]) => v !== undefined)) as T;
-}
 
 /** Runs one action and reports Playwright's failure as the protocol error that explains it. */
 async function act<T>(action: string, selector: Selector | undefined, timeout: number | undefined, run: () => Promise<T>): Promise<T> {
@@ -34,11 +29,11 @@ const timeoutOf = (h: PageHandle, options?: { timeout?: number | undefined }) =>
 export async function click(h: PageHandle, p: P<'action/click'>, count: 1 | 2 = 1): Promise<object> {
   const name = count === 2 ? 'action/dblclick' : 'action/click';
   const target = await h.target(p.selector);
-  const { timeout: _t, ...options } = pw(p.options);
+  const { timeout: _t, ...options } = defined(p.options);
   const timeout = timeoutOf(h, p.options);
   await act(name, p.selector, timeout, async () => {
     if (target.kind === 'point') {
-      const mouse = pw({ button: options.button, delay: options.delay });
+      const mouse = defined({ button: options.button, delay: options.delay });
       if (count === 2) await h.page.mouse.dblclick(target.x, target.y, mouse);
       else await h.page.mouse.click(target.x, target.y, { ...mouse, clickCount: options.clickCount ?? 1 });
     } else if (count === 2) {
@@ -58,11 +53,11 @@ export async function type(h: PageHandle, p: P<'action/type'>): Promise<object> 
     if (target.kind === 'point') {
       await h.page.mouse.click(target.x, target.y);
       if (p.options?.clear) await selectAllAndDelete(h.page);
-      await h.page.keyboard.type(p.text, pw({ delay: p.options?.delay }));
+      await h.page.keyboard.type(p.text, defined({ delay: p.options?.delay }));
       return;
     }
     if (p.options?.clear) await target.locator.clear({ timeout });
-    await target.locator.pressSequentially(p.text, pw({ delay: p.options?.delay, timeout }));
+    await target.locator.pressSequentially(p.text, defined({ delay: p.options?.delay, timeout }));
   });
   return {};
 }
@@ -75,20 +70,20 @@ async function selectAllAndDelete(page: Page): Promise<void> {
 export async function fill(h: PageHandle, p: P<'action/fill'>): Promise<object> {
   const locator = await h.element(p.selector, 'action/fill');
   const timeout = timeoutOf(h, p.options);
-  await act('action/fill', p.selector, timeout, () => locator.fill(p.value, pw({ force: p.options?.force, timeout })));
+  await act('action/fill', p.selector, timeout, () => locator.fill(p.value, defined({ force: p.options?.force, timeout })));
   return {};
 }
 
 export async function clear(h: PageHandle, p: P<'action/clear'>): Promise<object> {
   const locator = await h.element(p.selector, 'action/clear');
   const timeout = timeoutOf(h, p.options);
-  await act('action/clear', p.selector, timeout, () => locator.clear(pw({ force: p.options?.force, timeout })));
+  await act('action/clear', p.selector, timeout, () => locator.clear(defined({ force: p.options?.force, timeout })));
   return {};
 }
 
 export async function press(h: PageHandle, p: P<'action/press'>): Promise<object> {
   const timeout = timeoutOf(h, p.options);
-  const delay = pw({ delay: p.options?.delay });
+  const delay = defined({ delay: p.options?.delay });
   if (!p.selector) {
     await act('action/press', undefined, timeout, () => h.page.keyboard.press(p.key, delay));
     return {};
@@ -110,7 +105,7 @@ export async function hover(h: PageHandle, p: P<'action/hover'>): Promise<object
   const timeout = timeoutOf(h, p.options);
   await act('action/hover', p.selector, timeout, async () => {
     if (target.kind === 'point') await h.page.mouse.move(target.x, target.y);
-    else await target.locator.hover({ ...pw(p.options), timeout });
+    else await target.locator.hover({ ...defined(p.options), timeout });
   });
   return {};
 }
@@ -151,7 +146,7 @@ export async function select(h: PageHandle, p: P<'action/select'>): Promise<{ se
   const timeout = timeoutOf(h, p.options);
   const values = Array.isArray(p.values) ? p.values : [p.values];
   const selected = await act('action/select', p.selector, timeout, () =>
-    locator.selectOption(values, pw({ force: p.options?.force, timeout })),
+    locator.selectOption(values, defined({ force: p.options?.force, timeout })),
   );
   return { selected };
 }
@@ -160,7 +155,7 @@ export async function check(h: PageHandle, p: P<'action/check'>, checked: boolea
   const name = checked ? 'action/check' : 'action/uncheck';
   const locator = await h.element(p.selector, name);
   const timeout = timeoutOf(h, p.options);
-  const options = { ...pw(p.options), timeout };
+  const options = { ...defined(p.options), timeout };
   await act(name, p.selector, timeout, () => (checked ? locator.check(options) : locator.uncheck(options)));
   return {};
 }
@@ -171,7 +166,7 @@ export async function drag(h: PageHandle, p: P<'action/drag'>): Promise<object> 
   const target = 'type' in p.target ? await h.target(p.target) : ({ kind: 'point', ...p.target } as const);
   await act('action/drag', p.source, timeout, async () => {
     if (source.kind === 'element' && target.kind === 'element') {
-      await source.locator.dragTo(target.locator, { ...pw(p.options), timeout });
+      await source.locator.dragTo(target.locator, { ...defined(p.options), timeout });
       return;
     }
     const from = source.kind === 'point' ? source : await center(source.locator, timeout);

@@ -1,6 +1,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import { BAPError, ErrorCodes, type BrowserLaunchParams } from '@browseragentprotocol/protocol';
 import { chromiumArgs, findChromium } from './chromium.js';
+import { firstLine } from './errors.js';
 
 export interface BrowserDefaults {
   headless: boolean;
@@ -133,9 +134,4 @@ export class BrowserHost {
       });
     }
   }
-}
-
-function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0]!.trim();
 }

@@ -12,7 +12,7 @@ import {
   type StorageState,
 } from '@browseragentprotocol/protocol';
 import type { ContextEntry } from './contextEntry.js';
-import { toBAPError } from './errors.js';
+import { defined, invalidField, toBAPError } from './errors.js';
 import type { PageHandle } from './pageHandle.js';
 
 type P<M extends MethodName> = ParsedParams<M>;
@@ -36,7 +36,7 @@ export async function getCookies({ context }: ContextEntry, urls: string[] | und
 }
 
 export async function setCookies({ context }: ContextEntry, cookies: P<'storage/setCookies'>['cookies']): Promise<Empty> {
-  await guard('params.cookies', () => context.addCookies(cookies.map((c) => Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined)) as never)));
+  await guard('params.cookies', () => context.addCookies(cookies.map((c) => defined(c) as never)));
   return {};
 }
 
@@ -131,8 +131,6 @@ async function guard<T>(field: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     const mapped = toBAPError(error);
-    if (mapped.code !== ErrorCodes.InternalError && mapped.code !== ErrorCodes.ServerError) throw mapped;
-    const message = error instanceof Error ? error.message.split('\n')[0]!.replace(/^[\w.]+: /, '') : String(error);
-    throw new BAPError(ErrorCodes.InvalidParams, `${field}: ${message}`, { details: { field } });
+    throw mapped.code === ErrorCodes.InternalError || mapped.code === ErrorCodes.ServerError ? invalidField(field, error) : mapped;
   }
 }

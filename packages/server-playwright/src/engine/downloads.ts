@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Download } from 'playwright-core';
 import { BAPError, ErrorCodes, type MethodResult, type ParsedParams } from '@browseragentprotocol/protocol';
 import type { Emit } from './events.js';
+import { firstLine } from './errors.js';
 import type { PageHandle } from './pageHandle.js';
 
 type DownloadInfo = MethodResult<'download/list'>['downloads'][number];
@@ -126,7 +127,7 @@ export class DownloadRegistry {
       }
     } catch (error) {
       info.state = 'failed';
-      info.error = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+      info.error = firstLine(error);
     }
     this.report(info);
   }

@@ -94,3 +94,19 @@ function timeoutError(summary: string, details: object, context: ErrorContext, l
     },
   );
 }
+
+/** The first line of a failure's message, without Playwright's `method.name: ` prefix. */
+export function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]!.replace(/^\w+\.\w+: /, '').trim();
+}
+
+/** A failure caused by the contents of one field: -32602 naming it. */
+export function invalidField(field: string, error: unknown): BAPError {
+  return new BAPError(ErrorCodes.InvalidParams, `${field}: ${firstLine(error)}`, { details: { field } });
+}
+
+/** Playwright options without the keys whose value is undefined. */
+export function defined<T extends object>(options: T | undefined): T {
+  return Object.fromEntries(Object.entries(options ?? {}).filter(([, v]) => v !== undefined)) as T;
+}

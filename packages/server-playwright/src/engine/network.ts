@@ -107,7 +107,6 @@ export class NetworkController {
         recoveryHint: 'Add response: {status, contentType, body}, or use handler "callback" to answer each request with network/fulfill.',
       });
     }
-    if (params.response) checkBody(params.response, 'params.response.body');
     const matchers = params.patterns.map((pattern, i) => {
       const url = pattern.urlPattern === undefined ? null : compileUrlPattern(pattern.urlPattern, `params.patterns.${i}.urlPattern`);
       return (request: Request) =>
@@ -147,7 +146,6 @@ export class NetworkController {
   }
 
   async fulfill(params: ParsedParams<'network/fulfill'>): Promise<Empty> {
-    checkBody(params.response, 'params.response.body');
     const paused = this.take(params.requestId, 'fulfilled');
     this.verdicts.set(paused.request, 'fulfilled');
     await settle(paused, () => paused.route.fulfill(fulfillOptions(params.response)));
@@ -306,17 +304,6 @@ async function settle(paused: Paused, decide: () => Promise<void>): Promise<void
   } catch (error) {
     await paused.route.continue().catch(() => {});
     throw toBAPError(error);
-  }
-}
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-function checkBody(response: FulfillResponse, field: string): void {
-  if (response.bodyEncoding === 'base64' && response.body !== undefined && !BASE64.test(response.body.replace(/\s+/g, ''))) {
-    throw new BAPError(ErrorCodes.InvalidParams, `${field}: not valid base64 (bodyEncoding is "base64").`, {
-      details: { field },
-      recoveryHint: 'Encode the body as standard base64, or send text with bodyEncoding "utf8".',
-    });
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Frame, Locator } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import {
   BAPError,
   ErrorCodes,
@@ -10,18 +10,13 @@ import {
   type SnapshotResult,
 } from '@browseragentprotocol/protocol';
 import { renderSnapshot } from './ariaTree.js';
-import { toBAPError } from './errors.js';
+import { defined, firstLine, invalidField, toBAPError } from './errors.js';
 import { imageSize } from './imageSize.js';
-import type { PageHandle } from './pageHandle.js';
+import { titleOf, type PageHandle } from './pageHandle.js';
 import { discoverTools, domSnapshot, elementInfo, toMarkdown, type ElementInfo } from './pageScripts.js';
 import { SENSITIVE_FIELDS } from './secrets.js';
 
 const DEFAULT_MAX_LENGTH = 1_000_000;
-
-/** Observations read the current frame, so their `url` and `title` are that frame's. */
-function titleOf(frame: Frame): Promise<string> {
-  return frame.title().catch(() => '');
-}
 
 export async function screenshot(h: PageHandle, p: ParsedParams<'observe/screenshot'>) {
   const o = p.options ?? {};
@@ -195,14 +190,10 @@ export async function pdf(h: PageHandle, p: ParsedParams<'observe/pdf'>): Promis
   const { screenMedia, ...options } = p.options ?? {};
   try {
     if (screenMedia) await h.page.emulateMedia({ media: 'screen' });
-    const data = await h.page.pdf(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)));
+    const data = await h.page.pdf(defined(options));
     return { data: data.toString('base64'), size: data.length };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (/page range|pageRanges/i.test(message)) {
-      throw new BAPError(ErrorCodes.InvalidParams, `options.pageRanges: ${message.split('\n')[0]}`, { details: { field: 'options.pageRanges' } });
-    }
-    throw toBAPError(error);
+    throw /page range|pageRanges/i.test(firstLine(error)) ? invalidField('options.pageRanges', error) : toBAPError(error);
   } finally {
     if (screenMedia) await h.page.emulateMedia({ media: null }).catch(() => {});
   }

@@ -1,4 +1,4 @@
-import type { CDPSession, Page } from 'playwright-core';
+import type { CDPSession, Frame, Page } from 'playwright-core';
 import {
   BAPError,
   ErrorCodes,
@@ -80,7 +80,7 @@ export class PageHandle {
       id: this.id,
       contextId: this.contextId,
       url: this.page.url(),
-      title: await this.title(),
+      title: await titleOf(this.page),
       viewport: this.page.viewportSize(),
       status: this.status,
       active,
@@ -91,10 +91,6 @@ export class PageHandle {
   cdp(): Promise<CDPSession> {
     this.cdpSession ??= this.page.context().newCDPSession(this.page);
     return this.cdpSession;
-  }
-
-  async title(): Promise<string> {
-    return this.page.title().catch(() => '');
   }
 
   async target(selector: Selector): Promise<Target> {
@@ -160,6 +156,11 @@ export class PageHandle {
     const { currentIndex, entries } = await (await this.cdp()).send('Page.getNavigationHistory');
     return currentIndex === 0 || (currentIndex === 1 && entries[0]?.url === 'about:blank');
   }
+}
+
+/** A page's or frame's title; '' while it cannot be read (mid-navigation, closed). */
+export function titleOf(target: Page | Frame): Promise<string> {
+  return target.title().catch(() => '');
 }
 
 /** Accepts what people type in an address bar: `example.com` → https, `localhost:3000` → http. */

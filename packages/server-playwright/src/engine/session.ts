@@ -12,7 +12,7 @@ import {
 import type { BrowserHost } from './browserHost.js';
 import { ContextEntry } from './contextEntry.js';
 import { DownloadRegistry } from './downloads.js';
-import { toBAPError } from './errors.js';
+import { firstLine, invalidField, toBAPError } from './errors.js';
 import type { Emit } from './events.js';
 import { NetworkController } from './network.js';
 import { installWebMCPRecorder } from './pageScripts.js';
@@ -356,7 +356,7 @@ function playwrightOptions(options: ContextOptions): BrowserContextOptions {
 
 /** Playwright rejects bad timezone ids and permission names only when the context is made. */
 function contextOptionsError(error: unknown): BAPError {
-  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+  const message = firstLine(error);
   const field = /timezone/i.test(message)
     ? 'options.timezoneId'
     : /permission/i.test(message)
@@ -366,7 +366,6 @@ function contextOptionsError(error: unknown): BAPError {
         : /storageState|cookie/i.test(message)
           ? 'options.storageState'
           : null;
-  if (field) return new BAPError(ErrorCodes.InvalidParams, `${field}: ${message.replace(/^[\w.]+: /, '')}`, { details: { field } });
-  return toBAPError(error);
+  return field ? invalidField(field, error) : toBAPError(error);
 }
 

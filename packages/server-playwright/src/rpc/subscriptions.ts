@@ -26,10 +26,6 @@ export class Subscriptions {
     this.urlMatches = urlMatches;
   }
 
-  clear(): void {
-    this.set([]);
-  }
-
   accepts(method: NotificationName, params: Params): boolean {
     const type = TYPE_OF[method];
     if (!this.events.has(type)) return false;
