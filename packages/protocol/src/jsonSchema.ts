@@ -4,6 +4,7 @@ import { methods } from './methodTable.js';
 import { notifications } from './notifications.js';
 import { AccessibilityNodeSchema } from './methods/observe.js';
 import { SelectorSchema } from './selectors.js';
+import { StreamStartResultSchema } from './methods/stream.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -22,6 +23,7 @@ export function buildJsonSchema(): JsonObject {
     registry.add(SelectorSchema, { id: 'Selector' });
     registry.add(AccessibilityNodeSchema, { id: 'AccessibilityNode' });
     registry.add(ErrorObjectSchema, { id: 'Error' });
+    registry.add(StreamStartResultSchema, { id: 'StreamStart' });
     return registry;
   };
   const input = build();
@@ -38,6 +40,7 @@ export function buildJsonSchema(): JsonObject {
       mutating: spec.mutating,
       lane: spec.lane,
       description: spec.description,
+      ...(spec.stream ? { stream: { field: spec.stream.field, encoding: spec.stream.encoding, result: { $ref: ref('StreamStart') } } } : {}),
     };
   }
   const notes: JsonObject = {};

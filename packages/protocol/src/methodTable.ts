@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EmptyParamsSchema, EmptyResultSchema, PageInfoSchema } from './common.js';
 import * as action from './methods/action.js';
+import * as agent from './methods/agent.js';
 import * as browser from './methods/browser.js';
 import * as context from './methods/context.js';
 import * as dialog from './methods/dialog.js';
@@ -14,6 +15,7 @@ import * as trace from './methods/trace.js';
 import * as lifecycle from './methods/lifecycle.js';
 import * as observe from './methods/observe.js';
 import * as page from './methods/page.js';
+import * as stream from './methods/stream.js';
 
 /**
  * How a request is ordered against the others on its connection: `page` requests run in order
@@ -32,7 +34,29 @@ export interface MethodSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType
   mutating: boolean;
   lane: Lane;
   description: string;
+  /** With `stream: true` the result's payload field goes out as stream/chunk notifications. */
+  stream?: StreamSpec;
 }
+
+/** Which field of a result a stream carries, how it is encoded, and its media type. */
+export interface StreamSpec {
+  field: string;
+  encoding: 'base64' | 'utf8';
+  contentType: (result: Record<string, unknown>) => string;
+}
+
+const streams = {
+  image: { field: 'data', encoding: 'base64', contentType: (r) => `image/${String(r.format)}` },
+  pdf: { field: 'data', encoding: 'base64', contentType: () => 'application/pdf' },
+  download: { field: 'data', encoding: 'base64', contentType: () => 'application/octet-stream' },
+  html: { field: 'html', encoding: 'utf8', contentType: () => 'text/html; charset=utf-8' },
+  snapshot: { field: 'snapshot', encoding: 'utf8', contentType: () => 'text/yaml; charset=utf-8' },
+  content: {
+    field: 'content',
+    encoding: 'utf8',
+    contentType: (r) => `${({ markdown: 'text/markdown', html: 'text/html' } as Record<string, string>)[String(r.format)] ?? 'text/plain'}; charset=utf-8`,
+  },
+} satisfies Record<string, StreamSpec>;
 
 function method<P extends z.ZodType, R extends z.ZodType>(
   spec: Omit<MethodSpec<P, R>, 'scope'> & { scope?: string | null },
@@ -62,8 +86,7 @@ const entry = <P extends z.ZodType, R extends z.ZodType>(
   description: string,
 ) => method({ params, result, mutating, lane, description }, name);
 
-/** Every request method of the protocol: the single table the server, client, CLI and docs derive from. */
-export const methods = {
+const baseMethods = {
   initialize: method(
     {
       params: lifecycle.InitializeParamsSchema,
@@ -197,6 +220,14 @@ export const methods = {
     },
     'page/activate',
   ),
+  'page/waitFor': entry(
+    'page/waitFor',
+    page.PageWaitForParamsSchema,
+    page.PageWaitForResultSchema,
+    false,
+    'page',
+    'Wait for text to appear or go, an element state, a URL, a load state, or a number of milliseconds.',
+  ),
   'action/click': actionMethod('action/click', action.ClickParamsSchema, 'Click an element.'),
   'action/dblclick': actionMethod('action/dblclick', action.ClickParamsSchema, 'Double-click an element.'),
   'action/type': actionMethod(
@@ -240,6 +271,7 @@ export const methods = {
       mutating: false,
       lane: 'page',
       description: 'Capture the viewport, the full page, a clip or one element as PNG, JPEG or WebP (base64).',
+      stream: streams.image,
     },
     'observe/screenshot',
   ),
@@ -260,6 +292,7 @@ export const methods = {
       mutating: false,
       lane: 'page',
       description: 'Playwright AI snapshot (YAML) with refs such as @e5 usable as {type:"ref"} selectors.',
+      stream: streams.snapshot,
     },
     'observe/ariaSnapshot',
   ),
@@ -270,6 +303,7 @@ export const methods = {
       mutating: false,
       lane: 'page',
       description: 'Serialized HTML and text of the page or of one element (secret field values removed).',
+      stream: streams.html,
     },
     'observe/dom',
   ),
@@ -290,10 +324,21 @@ export const methods = {
       mutating: false,
       lane: 'page',
       description: 'Readable content of the page as text, markdown or html.',
+      stream: streams.content,
     },
     'observe/content',
   ),
-  'observe/pdf': entry('observe/pdf', observe.PdfParamsSchema, observe.PdfResultSchema, false, 'page', 'Print the page to PDF (base64).'),
+  'observe/pdf': method(
+    {
+      params: observe.PdfParamsSchema,
+      result: observe.PdfResultSchema,
+      mutating: false,
+      lane: 'page',
+      description: 'Print the page to PDF (base64).',
+      stream: streams.pdf,
+    },
+    'observe/pdf',
+  ),
   'context/create': entry(
     'context/create',
     context.ContextCreateParamsSchema,
@@ -410,13 +455,16 @@ export const methods = {
     'Choose what happens to dialogs nothing is armed for: dismiss (default), accept, or queue for dialog/handle.',
   ),
   'download/list': entry('download/list', files.DownloadListParamsSchema, files.DownloadListResultSchema, false, 'immediate', "The session's downloads and their states."),
-  'download/get': entry(
+  'download/get': method(
+    {
+      params: files.DownloadGetParamsSchema,
+      result: files.DownloadGetResultSchema,
+      mutating: false,
+      lane: 'immediate',
+      description: "A finished download's bytes (base64), waiting for it to finish if needed.",
+      stream: streams.download,
+    },
     'download/get',
-    files.DownloadGetParamsSchema,
-    files.DownloadGetResultSchema,
-    false,
-    'immediate',
-    "A finished download's bytes (base64), waiting for it to finish if needed.",
   ),
   'network/intercept': entry(
     'network/intercept',
@@ -462,6 +510,68 @@ export const methods = {
       description: 'WebMCP tools the page exposes (declarative <form toolname> and navigator.modelContext).',
     },
     'discovery/discover',
+  ),
+  'agent/observe': entry(
+    'agent/observe',
+    agent.AgentObserveParamsSchema,
+    agent.AgentObserveResultSchema,
+    false,
+    'page',
+    'Everything to plan the next step in one call: metadata, interactive elements with refs, optional snapshot and set-of-marks screenshot, budgeted, optionally only what changed.',
+  ),
+  'agent/extract': entry(
+    'agent/extract',
+    agent.AgentExtractParamsSchema,
+    agent.AgentExtractResultSchema,
+    false,
+    'page',
+    "Data shaped by a JSON Schema, read from the page's tables, lists, forms, definitions, sections, links and metadata; each value with its ref.",
+  ),
+  'stream/cancel': entry(
+    'stream/cancel',
+    stream.StreamCancelParamsSchema,
+    stream.StreamCancelResultSchema,
+    false,
+    'immediate',
+    'Stop a stream: no more stream/chunk notifications are sent for it.',
+  ),
+} satisfies Record<string, MethodSpec>;
+
+type BaseMethods = typeof baseMethods;
+/** Methods an agent/act step may run. */
+export type ActStepMethod = Extract<keyof BaseMethods, `action/${string}` | `page/${string}`>;
+export const actStepMethods = Object.keys(baseMethods).filter((m): m is ActStepMethod => /^(action|page)\//.test(m));
+
+export type ActStep = {
+  [M in ActStepMethod]: { action: M; params?: z.input<BaseMethods[M]['params']> } & z.input<z.ZodObject<typeof agent.ActStepShape>>;
+}[ActStepMethod];
+export type ParsedActStep = {
+  [M in ActStepMethod]: { action: M; params: z.output<BaseMethods[M]['params']> } & z.output<z.ZodObject<typeof agent.ActStepShape>>;
+}[ActStepMethod];
+
+/** One step per method, discriminated on `action`, so a bad step is named down to its field. */
+const ActStepSchema = z.discriminatedUnion(
+  'action',
+  actStepMethods.map((name) =>
+    z.strictObject({ action: z.literal(name), params: (baseMethods[name].params as z.ZodType).prefault({}), ...agent.ActStepShape }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+) as unknown as z.ZodType<ParsedActStep, ActStep>;
+
+export const AgentActParamsSchema = z.strictObject({
+  ...agent.ActOptionsShape,
+  steps: z.array(ActStepSchema).min(1).max(50),
+});
+
+/** Every request method of the protocol: the single table the server, client, CLI and docs derive from. */
+export const methods = {
+  ...baseMethods,
+  'agent/act': entry(
+    'agent/act',
+    AgentActParamsSchema,
+    agent.AgentActResultSchema,
+    true,
+    'session',
+    'Run up to 50 action/* and page/* steps in one round trip, with conditions, retries and per-step results.',
   ),
 } satisfies Record<string, MethodSpec>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DialogInfoSchema } from './methods/dialog.js';
 import { DownloadInfoSchema } from './methods/files.js';
 import { HttpMethodSchema, ResourceTypeSchema } from './methods/network.js';
+import { StreamChunkSchema, StreamEndSchema, StreamErrorSchema } from './methods/stream.js';
 
 export const PageEventSchema = z.object({
   type: z.enum(['created', 'navigated', 'domcontentloaded', 'load', 'error', 'close']),
@@ -91,6 +92,12 @@ export const notifications = {
   'events/network': NetworkEventSchema,
   'events/dialog': DialogEventSchema,
   'events/download': DownloadEventSchema,
+  /** Stream notifications go to the connection that asked for the stream, whatever it subscribed to. */
+  'stream/chunk': StreamChunkSchema,
+  'stream/end': StreamEndSchema,
+  'stream/error': StreamErrorSchema,
 } as const;
 export type NotificationName = keyof typeof notifications;
+/** The notifications events/subscribe chooses (stream notifications always reach their connection). */
+export type EventNotificationName = Extract<NotificationName, `events/${string}`>;
 export type NotificationParams<N extends NotificationName> = z.infer<(typeof notifications)[N]>;

@@ -30,6 +30,8 @@ function resolve(options: ServerOptions): ResolvedServerOptions {
     maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
     uploadDirs: options.uploadDirs ?? [],
     sessionGraceMs: options.sessionGraceMs ?? 60_000,
+    maxStreams: options.maxStreams ?? 3,
+    streamTimeoutMs: options.streamTimeoutMs ?? 60_000,
     actionTimeout: options.actionTimeout ?? 10_000,
     navigationTimeout: options.navigationTimeout ?? 30_000,
     validateResults: options.validateResults ?? false,

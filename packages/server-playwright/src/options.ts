@@ -31,6 +31,10 @@ export interface ServerOptions {
    * resumed, in ms (default 60,000; 0 ends it at once).
    */
   sessionGraceMs?: number;
+  /** Most streams one connection may have running at once (default 3). */
+  maxStreams?: number;
+  /** A stream not delivered within this many ms ends with stream/error (default 60,000). */
+  streamTimeoutMs?: number;
   /** Default timeout of actions and observations in ms (default 10,000). */
   actionTimeout?: number;
   /** Default timeout of navigations in ms (default 30,000). */

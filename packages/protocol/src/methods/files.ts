@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StreamOptionsShape } from './stream.js';
 import { PageIdSchema } from '../common.js';
 import { SelectorSchema } from '../selectors.js';
 import { ActionOptionsSchema } from './action.js';
@@ -48,6 +49,7 @@ export const DownloadGetParamsSchema = z.strictObject({
   downloadId: z.string().min(1).max(64),
   /** Wait this long for an unfinished download (ms, default 30,000). */
   timeout: z.number().int().min(0).max(300_000).optional(),
+  ...StreamOptionsShape,
 });
 export const DownloadGetResultSchema = DownloadInfoSchema.extend({
   /** The file's bytes, base64. */

@@ -37,6 +37,8 @@ export const ServerLimitsSchema = z.object({
   maxPagesPerContext: z.number().int(),
   maxUploadBytes: z.number().int(),
   sessionGraceMs: z.number().int(),
+  /** Streams one connection may run at once. */
+  maxStreams: z.number().int(),
   maxTimeout: z.number().int(),
   defaultTimeout: z.number().int(),
 });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { BoundingBoxSchema, PageIdSchema, TimeoutSchema } from '../common.js';
 import { SelectorSchema } from '../selectors.js';
+import { AnnotateOptionsSchema, AnnotationSchema } from './annotate.js';
+import { StreamOptionsShape } from './stream.js';
 
 export const ScreenshotParamsSchema = z.strictObject({
   pageId: PageIdSchema,
@@ -23,16 +25,22 @@ export const ScreenshotParamsSchema = z.strictObject({
       /** Elements painted over with a solid box. */
       mask: z.array(SelectorSchema).max(100).optional(),
       omitBackground: z.boolean().optional(),
+      /** Draw set-of-marks labels over interactive elements (the page itself is not touched). */
+      annotate: AnnotateOptionsSchema.optional(),
       timeout: TimeoutSchema.optional(),
     })
     .optional(),
+  ...StreamOptionsShape,
 });
 export const ScreenshotResultSchema = z.object({
   data: z.string(),
   format: z.enum(['png', 'jpeg', 'webp']),
   width: z.number().int(),
   height: z.number().int(),
+  /** With `options.annotate`: what each label stands for. */
+  annotations: z.array(AnnotationSchema).optional(),
 });
+export type ScreenshotResult = z.infer<typeof ScreenshotResultSchema>;
 
 /** One node of the accessibility tree; text fragments are `{role: "text", name}`. */
 export const AccessibilityNodeSchema = z.object({
@@ -71,6 +79,7 @@ export const AriaSnapshotParamsSchema = z.strictObject({
   /** Snapshot only this element's subtree (refs of the rest of the page stay valid). */
   selector: SelectorSchema.optional(),
   options: SnapshotOptionsSchema.extend({ includeTree: z.boolean().optional() }).optional(),
+  ...StreamOptionsShape,
 });
 
 export const AccessibilityParamsSchema = z.strictObject({
@@ -104,6 +113,7 @@ export const DomParamsSchema = z.strictObject({
       maxLength: z.number().int().min(1).max(50_000_000).optional(),
     })
     .optional(),
+  ...StreamOptionsShape,
 });
 export const DomResultSchema = z.object({
   html: z.string(),
@@ -159,6 +169,7 @@ export const ContentParamsSchema = z.strictObject({
   selector: SelectorSchema.optional(),
   /** Cut the content after this many characters (default 1,000,000). */
   maxLength: z.number().int().min(1).max(50_000_000).optional(),
+  ...StreamOptionsShape,
 });
 export const ContentResultSchema = z.object({
   content: z.string(),
@@ -187,6 +198,7 @@ export const PdfParamsSchema = z.strictObject({
       screenMedia: z.boolean().optional(),
     })
     .optional(),
+  ...StreamOptionsShape,
 });
 export const PdfResultSchema = z.object({
   /** The PDF, base64. */

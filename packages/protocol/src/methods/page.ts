@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { PageIdSchema, PageInfoSchema, TimeoutSchema, ViewportSchema, WaitUntilSchema } from '../common.js';
+import { SelectorSchema } from '../selectors.js';
+import { UrlPatternSchema } from './frame.js';
 
 const UrlSchema = z.string().min(1).max(8192);
 
@@ -55,3 +57,40 @@ export const PageListResultSchema = z.object({
 });
 
 export const PageActivateParamsSchema = z.strictObject({ pageId: z.string().min(1).max(64) });
+
+const WAIT_CONDITIONS = ['text', 'textGone', 'selector', 'url', 'loadState', 'time'] as const;
+
+/** Exactly one condition: text to appear or go, an element state, a URL, a load state, or a pause. */
+export const PageWaitForParamsSchema = z
+  .strictObject({
+    pageId: PageIdSchema,
+    /** Text visible somewhere in the current frame (substring, case-insensitive). */
+    text: z.string().min(1).max(1_000).optional(),
+    /** Text no longer visible. */
+    textGone: z.string().min(1).max(1_000).optional(),
+    selector: SelectorSchema.optional(),
+    /** With `selector`: the state to reach (default `visible`). */
+    state: z.enum(['visible', 'hidden', 'attached', 'detached']).optional(),
+    /** The page URL matches (regex `/…/`, glob with `*`, or substring). */
+    url: UrlPatternSchema.optional(),
+    loadState: z.enum(['load', 'domcontentloaded', 'networkidle']).optional(),
+    /** Just wait this many milliseconds. */
+    time: z.number().int().min(0).max(60_000).optional(),
+    timeout: TimeoutSchema.optional(),
+  })
+  .superRefine((p, ctx) => {
+    const given = WAIT_CONDITIONS.filter((k) => p[k] !== undefined);
+    if (given.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `give exactly one of ${WAIT_CONDITIONS.join(', ')}${given.length ? ` (got ${given.join(', ')})` : ''}`,
+      });
+    }
+    if (p.state !== undefined && p.selector === undefined) ctx.addIssue({ code: 'custom', path: ['state'], message: 'state needs a selector' });
+  });
+
+export const PageWaitForResultSchema = z.object({
+  /** Milliseconds waited. */
+  waited: z.number(),
+  url: z.string(),
+});

@@ -68,11 +68,11 @@ export class DownloadRegistry {
         recoveryHint: 'Start the download again (e.g. click its link again) and fetch the new downloadId.',
       });
     }
-    if ((info.size ?? 0) > this.maxBytes) {
+    if (!params.stream && (info.size ?? 0) > this.maxBytes) {
       throw new BAPError(ErrorCodes.ResourceLimitExceeded, `Download ${info.downloadId} is ${info.size} bytes; download/get returns at most ${this.maxBytes}.`, {
         retryable: false,
         details: { resource: 'downloadBytes', limit: this.maxBytes, size: info.size, downloadId: info.downloadId },
-        recoveryHint: 'The file is too big to send in one message; fetch its url directly instead.',
+        recoveryHint: 'The file is too big for one message: call download/get with stream: true to receive it in chunks.',
       });
     }
     const data = await entry.download

@@ -9,6 +9,7 @@ import {
   type ParsedParams,
   type SnapshotResult,
 } from '@browseragentprotocol/protocol';
+import { annotatedScreenshot } from './annotate.js';
 import { renderSnapshot } from './ariaTree.js';
 import { defined, firstLine, invalidField, toBAPError } from './errors.js';
 import { imageSize } from './imageSize.js';
@@ -20,6 +21,7 @@ const DEFAULT_MAX_LENGTH = 1_000_000;
 
 export async function screenshot(h: PageHandle, p: ParsedParams<'observe/screenshot'>) {
   const o = p.options ?? {};
+  if (o.annotate && o.annotate.enabled !== false) return annotatedScreenshot(h, p);
   const format = o.format ?? 'png';
   const timeout = o.timeout ?? h.timeouts.action;
   const element = p.selector ? await h.element(p.selector, 'observe/screenshot') : null;

@@ -11,6 +11,7 @@ import {
 } from '@browseragentprotocol/protocol';
 import type { BrowserHost } from './browserHost.js';
 import { ContextEntry } from './contextEntry.js';
+import { clampedTimeouts } from './deadline.js';
 import { DownloadRegistry } from './downloads.js';
 import { firstLine, invalidField, toBAPError } from './errors.js';
 import type { Emit } from './events.js';
@@ -270,11 +271,14 @@ export class BrowserSession {
     });
   }
 
+  /** The configured timeouts, cut short inside an agent/act sequence that is running out of time. */
+  private readonly timeouts: Timeouts = clampedTimeouts(() => this.options.timeouts);
+
   /** Registers a page of one of our contexts (ours or a popup it opened) once. */
   private adopt(page: Page, entry: ContextEntry): PageHandle {
     const existing = this.handles.get(page);
     if (existing) return existing;
-    const handle = new PageHandle(`page-${this.nextPage++}`, entry.id, page, this.options.timeouts, this.options.emit);
+    const handle = new PageHandle(`page-${this.nextPage++}`, entry.id, page, this.timeouts, this.options.emit);
     page.setDefaultTimeout(this.options.timeouts.action);
     page.setDefaultNavigationTimeout(this.options.timeouts.navigation);
     this.handles.set(page, handle);

@@ -15,10 +15,13 @@ import { toBAPError } from '../engine/errors.js';
 import type { ResolvedServerOptions } from '../options.js';
 import { handlers, type HandlerContext } from './handlers.js';
 import { RequestLanes } from './lanes.js';
+import { StreamManager } from './streams.js';
 import type { SessionOwner, SessionRegistry, SessionState } from './sessions.js';
 
 export interface ConnectionIO {
   send(text: string): void;
+  /** Bytes queued on the transport, not yet sent (streams pause above a high-water mark). */
+  buffered(): number;
   /** Close the underlying transport (e.g. 4001 when another connection resumed the session). */
   close(code: number, reason: string): void;
 }
@@ -34,6 +37,7 @@ export class RpcConnection {
   private context: HandlerContext | null = null;
   private closed = false;
   private readonly owner: SessionOwner;
+  private readonly streams: StreamManager;
 
   constructor(
     private readonly registry: SessionRegistry,
@@ -50,6 +54,8 @@ export class RpcConnection {
         io.close(4001, 'session replaced');
       },
     };
+    const sink = { send: (text: string) => this.reply(text), buffered: () => io.buffered() };
+    this.streams = new StreamManager(sink, { maxStreams: options.maxStreams, timeoutMs: options.streamTimeoutMs });
   }
 
   /** Handles one incoming text frame; replies (if any) go out through `send`. */
@@ -64,17 +70,20 @@ export class RpcConnection {
     } catch (error) {
       return this.reply(failure(null, new BAPError(ErrorCodes.ParseError, `Parse error: ${(error as Error).message}`)));
     }
+    const after: (() => void)[] = [];
     if (!Array.isArray(message)) {
-      const response = await this.dispatch(message);
+      const response = await this.dispatch(message, after);
       if (response) this.reply(response);
+      for (const run of after) run();
       return;
     }
     if (message.length === 0) return this.reply(failure(null, invalid('Invalid Request: empty batch')));
     if (message.length > this.options.maxBatchSize) {
       return this.reply(failure(null, invalid(`Invalid Request: batch of ${message.length} exceeds the limit of ${this.options.maxBatchSize}`)));
     }
-    const responses = (await Promise.all(message.map((m) => this.dispatch(m)))).filter((r) => r !== null);
+    const responses = (await Promise.all(message.map((m) => this.dispatch(m, after)))).filter((r) => r !== null);
     if (responses.length) this.reply(responses);
+    for (const run of after) run();
   }
 
   /** Sends a protocol error not tied to any request (e.g. a binary frame). */
@@ -84,6 +93,7 @@ export class RpcConnection {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.streams.closeAll();
     const state = this.state;
     this.state = null;
     if (state) await this.registry.release(state, this.owner);
@@ -94,12 +104,13 @@ export class RpcConnection {
     const { state, resumed } = this.registry.open(params.sessionId, this.owner);
     this.state = state;
     const end = async (park: boolean) => {
+      this.streams.closeAll();
       this.state = null;
       this.context = null;
       if (park) await this.registry.release(state, this.owner);
       else await this.registry.end(state);
     };
-    return {
+    const context: HandlerContext = {
       session: state.session,
       options: this.options,
       sessionId: state.id,
@@ -107,10 +118,14 @@ export class RpcConnection {
       subscribe: (events, filters) => state.subscriptions.set(events, filters),
       endSession: end,
       flushParked: () => setImmediate(() => state.flush()),
+      streams: this.streams,
+      run: (method, params) => this.execute(method, params, context),
     };
+    return context;
   }
 
-  private async dispatch(message: unknown): Promise<JSONRPCResponse | null> {
+  /** `after` collects work to do once the reply is sent (a stream's chunks follow its announcement). */
+  private async dispatch(message: unknown, after: (() => void)[]): Promise<JSONRPCResponse | null> {
     if (!isObject(message)) return failure(null, invalid('Invalid Request: expected a JSON-RPC object'));
     const hasId = Object.hasOwn(message, 'id');
     const id = message.id;
@@ -131,14 +146,14 @@ export class RpcConnection {
     }
     const isNotification = !hasId;
     try {
-      const result = await this.call(message.method, (message.params ?? {}) as Record<string, unknown>);
+      const result = await this.call(message.method, (message.params ?? {}) as Record<string, unknown>, after);
       return isNotification ? null : { jsonrpc: JSONRPC_VERSION, id: replyId!, result };
     } catch (error) {
       return isNotification ? null : failure(replyId, toBAPError(error));
     }
   }
 
-  private async call(method: string, rawParams: Record<string, unknown>): Promise<unknown> {
+  private async call(method: string, rawParams: Record<string, unknown>, after: (() => void)[]): Promise<unknown> {
     if (Object.hasOwn(clientNotifications, method)) return {};
     if (!isMethodName(method)) {
       throw new BAPError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, {
@@ -162,8 +177,19 @@ export class RpcConnection {
     const params = parsed.data as Record<string, unknown>;
     const context = method === 'initialize' ? (this.context = this.open(params as InitializeParams)) : this.context!;
     const pageKey = () => (typeof params.pageId === 'string' ? params.pageId : (context.session.activePageId ?? '(new)'));
+    const streamed = 'stream' in spec && params.stream === true ? spec.stream : undefined;
+    if (streamed) this.streams.reserve();
+    const result = await this.lanes.run(spec.lane, pageKey, () => this.execute(method, params, context));
+    if (!streamed) return result;
+    const { start, send } = this.streams.open(streamed, result as Record<string, unknown>, params.chunkSize as number | undefined);
+    after.push(send);
+    return start;
+  }
+
+  /** Runs one validated call: the handler, then the result check. agent/act steps come through here too. */
+  private async execute(method: MethodName, params: unknown, context: HandlerContext): Promise<unknown> {
     const run = handlers[method] as (ctx: HandlerContext, p: unknown) => Promise<unknown>;
-    const result = await this.lanes.run(spec.lane, pageKey, () => run(context, params));
+    const result = await run(context, params);
     if (this.options.validateResults) this.checkResult(method, result);
     return result;
   }
@@ -176,8 +202,8 @@ export class RpcConnection {
     }
   }
 
-  private reply(response: JSONRPCResponse | JSONRPCResponse[]): void {
-    if (!this.closed) this.io.send(JSON.stringify(response));
+  private reply(response: JSONRPCResponse | JSONRPCResponse[] | string): void {
+    if (!this.closed) this.io.send(typeof response === 'string' ? response : JSON.stringify(response));
   }
 }
 

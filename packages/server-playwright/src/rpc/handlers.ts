@@ -11,8 +11,13 @@ import * as actions from '../engine/actions.js';
 import * as browserState from '../engine/browserState.js';
 import * as observe from '../engine/observe.js';
 import type { BrowserSession } from '../engine/session.js';
+import { agentObserve } from '../engine/agentObserve.js';
+import { extract } from '../engine/extract.js';
 import { upload } from '../engine/upload.js';
+import { waitFor } from '../engine/waiting.js';
 import type { ResolvedServerOptions } from '../options.js';
+import { act } from './act.js';
+import type { StreamManager } from './streams.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
 /** What a handler may touch: its session, its subscriptions, and the server's options. */
@@ -29,6 +34,9 @@ export interface HandlerContext {
   endSession(park: boolean): Promise<void>;
   /** Sends the notifications a parked session collected, after the current reply. */
   flushParked(): void;
+  streams: StreamManager;
+  /** Runs another method with validated params, as its own call would (agent/act steps). */
+  run(method: MethodName, params: unknown): Promise<unknown>;
 }
 
 type Handler<M extends MethodName> = (ctx: HandlerContext, params: ParsedParams<M>) => Promise<MethodResult<M>>;
@@ -48,7 +56,7 @@ export const handlers: Handlers = {
         browsers: ['chromium'],
         events: EVENTS,
         methods: methodNames,
-        features: { refs: true, batch: true, semanticSelectors: true, multiPage: true, streaming: false },
+        features: { refs: true, batch: true, semanticSelectors: true, multiPage: true, streaming: true },
         limits: {
           maxMessageBytes: options.maxMessageBytes,
           maxBatchSize: options.maxBatchSize,
@@ -57,6 +65,7 @@ export const handlers: Handlers = {
           maxPagesPerContext: options.maxPagesPerContext,
           maxUploadBytes: options.maxUploadBytes,
           sessionGraceMs: options.sessionGraceMs,
+          maxStreams: options.maxStreams,
           maxTimeout: 300_000,
           defaultTimeout: options.actionTimeout,
         },
@@ -91,6 +100,7 @@ export const handlers: Handlers = {
     await session.activate(p.pageId);
     return {};
   },
+  'page/waitFor': async ({ session }, p) => waitFor(await session.page(p.pageId), p),
   'frame/list': async ({ session }, p) => (await session.page(p.pageId)).frames.list(),
   'frame/switch': async ({ session }, p) => {
     const h = await session.page(p.pageId);
@@ -151,4 +161,8 @@ export const handlers: Handlers = {
   'trace/start': async ({ session }, p) => browserState.startTrace(await session.contextFor(p), p),
   'trace/stop': async ({ session }, p) => browserState.stopTrace(await session.contextFor(p)),
   'discovery/discover': async ({ session }, p) => observe.discover(await session.page(p.pageId), p),
+  'agent/observe': async ({ session }, p) => agentObserve(await session.page(p.pageId), p),
+  'agent/extract': async ({ session }, p) => extract(await session.page(p.pageId), p),
+  'agent/act': (ctx, p) => act(ctx, p),
+  'stream/cancel': async ({ streams }, p) => streams.cancel(p.streamId),
 };

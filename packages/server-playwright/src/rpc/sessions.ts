@@ -1,4 +1,4 @@
-import { JSONRPC_VERSION, type NotificationName, type NotificationParams } from '@browseragentprotocol/protocol';
+import { JSONRPC_VERSION, type EventNotificationName, type NotificationParams } from '@browseragentprotocol/protocol';
 import type { BrowserHost } from '../engine/browserHost.js';
 import { BrowserSession } from '../engine/session.js';
 import type { ResolvedServerOptions } from '../options.js';
@@ -43,7 +43,7 @@ export class SessionState {
     for (const text of pending) this.owner?.send(text);
   }
 
-  private emit<N extends NotificationName>(method: N, params: NotificationParams<N>): void {
+  private emit<N extends EventNotificationName>(method: N, params: NotificationParams<N>): void {
     if (!this.subscriptions.accepts(method, params as never)) return;
     const text = JSON.stringify({ jsonrpc: JSONRPC_VERSION, method, params });
     if (this.owner) return this.owner.send(text);

@@ -1,7 +1,7 @@
-import type { EventFilters, EventType, NotificationName } from '@browseragentprotocol/protocol';
+import type { EventFilters, EventType, EventNotificationName } from '@browseragentprotocol/protocol';
 import { compileUrlPattern } from '../engine/urlPattern.js';
 
-const TYPE_OF: Record<NotificationName, EventType> = {
+const TYPE_OF: Record<EventNotificationName, EventType> = {
   'events/page': 'page',
   'events/console': 'console',
   'events/network': 'network',
@@ -26,7 +26,7 @@ export class Subscriptions {
     this.urlMatches = urlMatches;
   }
 
-  accepts(method: NotificationName, params: Params): boolean {
+  accepts(method: EventNotificationName, params: Params): boolean {
     const type = TYPE_OF[method];
     if (!this.events.has(type)) return false;
     const filter = this.filters[type];

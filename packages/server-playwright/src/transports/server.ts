@@ -41,6 +41,7 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
         if (ws.readyState === ws.OPEN) ws.send(text);
       },
       close: (code, reason) => ws.close(code, reason),
+      buffered: () => ws.bufferedAmount,
     });
     connections.add(connection);
     log.debug({ remote: req.socket.remoteAddress }, 'connection opened');

@@ -1,0 +1,130 @@
+import type { AccessibilityNode, BoundingBox, InteractiveElement, Selector } from '@browseragentprotocol/protocol';
+
+/** Roles an agent acts on. Containers (listbox, menu, tablist) are left out: their items are listed. */
+const INTERACTIVE_ROLES = new Set([
+  'button',
+  'link',
+  'textbox',
+  'searchbox',
+  'checkbox',
+  'radio',
+  'switch',
+  'combobox',
+  'slider',
+  'spinbutton',
+  'option',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'tab',
+  'treeitem',
+]);
+
+type Hint = InteractiveElement['actionHints'][number];
+
+const HINTS: Record<string, Hint[]> = {
+  textbox: ['fill', 'type'],
+  searchbox: ['fill', 'type'],
+  spinbutton: ['fill', 'type'],
+  slider: ['fill'],
+  checkbox: ['check', 'click'],
+  radio: ['check', 'click'],
+  switch: ['check', 'click'],
+  combobox: ['select', 'fill'],
+};
+
+/** A node of the page's AI snapshot an agent can act on, with what the snapshot says about it. */
+export interface ElementNode {
+  ref: string;
+  role: string;
+  name: string;
+  /** Field value (already blanked when secret). */
+  value?: string;
+  checked?: boolean | 'mixed';
+  expanded?: boolean;
+  selected?: boolean;
+  disabled?: boolean;
+  focused?: boolean;
+  url?: string;
+  bounds?: BoundingBox;
+  /** Inside an iframe. */
+  inFrame: boolean;
+}
+
+/**
+ * The interactive elements of a snapshot tree, in document order: nodes with an interactive role
+ * and a ref, plus anything else the page marks clickable (`cursor: pointer`) that no interactive
+ * ancestor already covers.
+ */
+export function collectInteractive(nodes: readonly AccessibilityNode[]): ElementNode[] {
+  const out: ElementNode[] = [];
+  const visit = (list: readonly AccessibilityNode[], inFrame: boolean, covered: boolean) => {
+    for (const node of list) {
+      const interactive = !!node.ref && (INTERACTIVE_ROLES.has(node.role) || (node.clickable === true && !covered));
+      if (interactive) out.push(toElement(node, inFrame));
+      if (node.children) visit(node.children, inFrame || node.role === 'iframe', covered || interactive);
+    }
+  };
+  visit(nodes, false, false);
+  return out;
+}
+
+function toElement(node: AccessibilityNode, inFrame: boolean): ElementNode {
+  const el: ElementNode = { ref: node.ref!, role: node.role, name: node.name ?? '', inFrame };
+  const value = node.role === 'combobox' ? (selectedOption(node) ?? node.text) : node.text;
+  if (value !== undefined && node.role !== 'generic') el.value = value;
+  if (node.checked !== undefined) el.checked = node.checked;
+  if (node.expanded !== undefined) el.expanded = node.expanded;
+  if (node.selected) el.selected = true;
+  if (node.disabled) el.disabled = true;
+  if (node.focused) el.focused = true;
+  if (node.url !== undefined) el.url = node.url;
+  if (node.boundingBox) el.bounds = node.boundingBox;
+  return el;
+}
+
+function selectedOption(node: AccessibilityNode): string | undefined {
+  return node.children?.find((c) => c.role === 'option' && c.selected)?.name;
+}
+
+export function actionHints(el: ElementNode): Hint[] {
+  const hints = [...(HINTS[el.role] ?? ['click'])];
+  if (el.expanded !== undefined) hints.push('expand');
+  return hints;
+}
+
+/** A role+name selector to fall back on when the ref has gone stale; the ref itself when there is no name. */
+export function fallbackSelector(el: ElementNode): Selector {
+  return el.name ? { type: 'role', role: el.role, name: el.name, exact: true } : { type: 'ref', ref: el.ref };
+}
+
+/**
+ * One element as one short line, the interactive tier's format:
+ * `@e5 button "Sign in" [disabled]`, `@e6 textbox "Email" = "a@b.c"`. `minimal` drops value and states.
+ */
+export function elementLine(el: ElementNode, minimal = false): string {
+  let line = `${el.ref} ${el.role}`;
+  if (el.name) line += ` ${JSON.stringify(el.name)}`;
+  if (minimal) return line;
+  if (el.value !== undefined && el.value !== '') line += ` = ${JSON.stringify(el.value)}`;
+  if (el.checked) line += el.checked === 'mixed' ? ' [mixed]' : ' [checked]';
+  if (el.expanded) line += ' [expanded]';
+  if (el.selected) line += ' [selected]';
+  if (el.disabled) line += ' [disabled]';
+  if (el.focused) line += ' [focused]';
+  return line;
+}
+
+/** The full tier's object for an element. */
+export function elementObject(el: ElementNode, withBounds: boolean): InteractiveElement {
+  const out: InteractiveElement = { ref: el.ref, selector: fallbackSelector(el), role: el.role, name: el.name, actionHints: actionHints(el) };
+  if (el.value !== undefined) out.value = el.value;
+  if (el.checked !== undefined) out.checked = el.checked;
+  if (el.expanded !== undefined) out.expanded = el.expanded;
+  if (el.selected) out.selected = true;
+  if (el.url !== undefined) out.url = el.url;
+  if (withBounds && el.bounds) out.bounds = el.bounds;
+  if (el.focused) out.focused = true;
+  if (el.disabled) out.disabled = true;
+  return out;
+}
