@@ -194,13 +194,16 @@ describe('downloads', () => {
     expect(error.message).toBe(`Download ${downloads[0]!.downloadId} canceled; there are no bytes to return.`);
   });
 
-  it('refuses a download too big for one message with -32024', async () => {
+  it('refuses a download too big for one message with -32024, and streams it on request', async () => {
     const { client, downloads } = await session();
     await client.call('action/click', { selector: link('Download huge file') });
     await expect.poll(() => downloads.map((d) => d.state), { timeout: 15_000 }).toEqual(['started', 'completed']);
     const { error } = await expectBAPError(() => client.call('download/get', { downloadId: downloads[0]!.downloadId }), ErrorCodes.ResourceLimitExceeded);
     expect(error.data.details).toMatchObject({ size: 13_000_000 });
-    expect(error.recoveryHint).toBeTruthy();
+    expect(error.recoveryHint).toContain('stream: true');
+    const stream = await client.stream('download/get', { downloadId: downloads[0]!.downloadId });
+    expect(stream.contentType).toBe('application/octet-stream');
+    expect((await stream.bytes()).length).toBe(13_000_000);
   });
 
   it('an unknown downloadId is -32602 naming the field', async () => {

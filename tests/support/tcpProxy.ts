@@ -7,12 +7,16 @@ export class TcpProxy {
     private readonly server: Server,
     readonly port: number,
     private readonly sockets: Set<Socket>,
+    private readonly upstream: Map<Socket, Socket>,
   ) {}
 
   static async start(targetPort: number): Promise<TcpProxy> {
     const sockets = new Set<Socket>();
+    const upstream = new Map<Socket, Socket>();
     const server = createServer((inbound) => {
       const outbound = createConnection({ host: '127.0.0.1', port: targetPort });
+      upstream.set(outbound, inbound);
+      outbound.on('close', () => upstream.delete(outbound));
       for (const s of [inbound, outbound]) {
         sockets.add(s);
         s.on('close', () => sockets.delete(s));
@@ -21,12 +25,24 @@ export class TcpProxy {
       inbound.pipe(outbound).pipe(inbound);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return new TcpProxy(server, (server.address() as AddressInfo).port, sockets);
+    return new TcpProxy(server, (server.address() as AddressInfo).port, sockets, upstream);
   }
 
   /** Destroys every proxied connection, both sides, without a WebSocket close handshake. */
   cut(): void {
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** Stops reading what the server sends (its socket buffers fill, as with a stalled client) until `resume()`. */
+  stall(): void {
+    for (const [outbound, inbound] of this.upstream) {
+      outbound.unpipe(inbound);
+      outbound.pause();
+    }
+  }
+
+  resume(): void {
+    for (const [outbound, inbound] of this.upstream) outbound.pipe(inbound);
   }
 
   async close(): Promise<void> {

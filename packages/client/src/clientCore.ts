@@ -1,5 +1,6 @@
 import {
   BAPError,
+  ErrorCodes,
   InitializeResultSchema,
   PROTOCOL_VERSION,
   formatZodError,
@@ -11,12 +12,15 @@ import {
   type MethodResult,
   type NotificationName,
   type NotificationParams,
+  type StreamStartResult,
+  type StreamableMethod,
 } from '@browseragentprotocol/protocol';
 import { backoffDelay, reconnectPolicy, sleep, type ReconnectOptions, type ReconnectPolicy } from './backoff.js';
 import { RpcConnection } from './connection.js';
 import { Emitter } from './emitter.js';
 import { BAPClientError } from './errors.js';
 import { buildRpcNamespaces, type RpcNamespaces } from './rpcNamespaces.js';
+import { BAPStream, StreamRouter } from './streams.js';
 import { openWebSocket, type CloseInfo } from './transport.js';
 
 /** Kept in step with package.json by a test. */
@@ -90,6 +94,7 @@ export class BAPClientCore {
   private readonly reconnectPolicy: ReconnectPolicy | undefined;
   private readonly requestedSession: string | undefined;
   private readonly emitter = new Emitter<ClientEventMap>();
+  private readonly streams = new StreamRouter();
   private state: State = 'idle';
   private connection: RpcConnection | undefined;
   private init: InitializeResult | undefined;
@@ -161,6 +166,20 @@ export class BAPClientCore {
     return (await this.live().request(method, params ?? {})) as MethodResult<M>;
   }
 
+  /**
+   * Calls a method with `stream: true`: the payload (image, PDF, HTML, snapshot, download) comes
+   * as stream/chunk notifications; read it with `for await` or `bytes()`, which checks the SHA-256.
+   */
+  async stream<M extends StreamableMethod>(method: M, params?: MethodParams<M>): Promise<BAPStream> {
+    const start = (await this.call(method, { ...params, stream: true } as MethodParams<M>)) as unknown as StreamStartResult;
+    const cancel = (streamId: string) =>
+      this.call('stream/cancel', { streamId }).catch((error: unknown) => {
+        // Cancelling a stream that has just ended is not a failure.
+        if (!(error instanceof BAPError && error.code === ErrorCodes.StreamNotFound)) throw error;
+      });
+    return this.streams.claim(new BAPStream(start, cancel));
+  }
+
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
     await this.live().notify(method, params);
   }
@@ -186,6 +205,7 @@ export class BAPClientCore {
     this.stopReconnecting?.abort();
     const connection = this.connection;
     this.connection = undefined;
+    this.streams.failAll(new BAPClientError('ECLOSED', 'The client closed before the stream ended'));
     if (connection?.isOpen) {
       const timeout = Math.min(this.requestTimeout, SHUTDOWN_TIMEOUT_MS);
       await connection.request('shutdown', {}, timeout).catch(() => undefined);
@@ -248,6 +268,7 @@ export class BAPClientCore {
 
   private receiveNotification(method: string, params: unknown): void {
     this.emitter.emit('notification', { method, params });
+    this.streams.route(method, params);
     if (!Object.hasOwn(notifications, method)) return;
     const name = method as NotificationName;
     const parsed = notifications[name].safeParse(params);
@@ -260,6 +281,7 @@ export class BAPClientCore {
     // Connections still in their handshake, or replaced ones, are not the client's to mourn.
     if (connection !== this.connection) return;
     this.connection = undefined;
+    this.streams.failAll(new BAPClientError('ECLOSED', 'The connection closed before the stream ended'));
     if (this.state !== 'open') return;
     if (!this.reconnectPolicy || FINAL_CLOSE_CODES.has(info.code)) {
       this.state = 'closed';

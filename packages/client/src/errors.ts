@@ -9,8 +9,9 @@
  * | `ECLOSED`   | Not connected, or the connection closed before the response came (never retried).        |
  * | `EPROTOCOL` | The server sent something that is not BAP JSON-RPC, or a request id was already in use.  |
  * | `EVERSION`  | The server speaks a protocol major version this client does not.                         |
+ * | `ESTREAM`   | A stream arrived incomplete: a chunk missing, the size or the SHA-256 checksum wrong.     |
  */
-export type BAPClientErrorCode = 'ECONNECT' | 'ETIMEOUT' | 'ECLOSED' | 'EPROTOCOL' | 'EVERSION';
+export type BAPClientErrorCode = 'ECONNECT' | 'ETIMEOUT' | 'ECLOSED' | 'EPROTOCOL' | 'EVERSION' | 'ESTREAM';
 
 export class BAPClientError extends Error {
   override readonly name = 'BAPClientError';

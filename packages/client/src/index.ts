@@ -9,6 +9,7 @@ export {
 } from './clientCore.js';
 export type { ReconnectOptions } from './backoff.js';
 export { BAPClientError, type BAPClientErrorCode } from './errors.js';
+export { BAPStream } from './streams.js';
 export type { RpcNamespaces } from './rpcNamespaces.js';
 export type { CloseInfo } from './transport.js';
 export {

@@ -142,6 +142,7 @@ export class FakeServer {
           maxContexts: 10,
           maxPagesPerContext: 20,
           maxUploadBytes: 10_485_760,
+          maxStreams: 3,
           sessionGraceMs: 60_000,
           maxTimeout: 300_000,
           defaultTimeout: 30_000,

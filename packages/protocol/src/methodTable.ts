@@ -579,6 +579,8 @@ export type Methods = typeof methods;
 export type MethodName = keyof Methods;
 export type MethodParams<M extends MethodName> = z.input<Methods[M]['params']>;
 export type MethodResult<M extends MethodName> = z.output<Methods[M]['result']>;
+/** Methods that take `stream: true` and can answer with stream/chunk notifications. */
+export type StreamableMethod = { [M in MethodName]: 'stream' extends keyof MethodParams<M> ? M : never }[MethodName];
 /** Params as the server sees them after validation (defaults applied). */
 export type ParsedParams<M extends MethodName> = z.output<Methods[M]['params']>;
 

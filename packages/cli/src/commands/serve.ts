@@ -10,6 +10,7 @@ interface ServeFlags {
   maxContexts?: number;
   maxPagesPerContext?: number;
   sessionGrace?: number;
+  maxStreams?: number;
   uploadDir?: string[];
   quiet?: boolean;
 }
@@ -28,6 +29,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       ...(flags.maxContexts === undefined ? {} : { maxContexts: flags.maxContexts }),
       ...(flags.maxPagesPerContext === undefined ? {} : { maxPagesPerContext: flags.maxPagesPerContext }),
       ...(flags.sessionGrace === undefined ? {} : { sessionGraceMs: flags.sessionGrace }),
+      ...(flags.maxStreams === undefined ? {} : { maxStreams: flags.maxStreams }),
       ...(flags.uploadDir === undefined ? {} : { uploadDirs: flags.uploadDir }),
       ...(flags.quiet ? { logger: false as const } : {}),
     });
@@ -65,6 +67,7 @@ export function registerServe(program: Command): void {
     .option('--max-contexts <n>', 'most browser contexts per session (default 10)', integerIn(1, 1000))
     .option('--max-pages-per-context <n>', 'most pages per context (default 20)', integerIn(1, 1000))
     .option('--session-grace <ms>', 'how long a resumable session waits for its client to come back (default 60000)', integerIn(0, 86_400_000))
+    .option('--max-streams <n>', 'most streams (stream: true results) one connection may run at once (default 3)', integerIn(1, 100))
     .option('--upload-dir <dir>', 'a directory action/upload may read paths from (repeatable; default none)', (dir: string, all: string[] = []) => [...all, dir])
     .option('--quiet', 'no logs on stderr')
     .addHelpText('after', '\nPrints one line when ready:\n  BAP server ready on ws://127.0.0.1:9222 (health: http://127.0.0.1:9222/health)\nStops cleanly on SIGINT or SIGTERM.')

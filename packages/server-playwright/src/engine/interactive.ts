@@ -51,25 +51,35 @@ export interface ElementNode {
   inFrame: boolean;
 }
 
+interface Offset {
+  x: number;
+  y: number;
+}
+
 /**
  * The interactive elements of a snapshot tree, in document order: nodes with an interactive role
  * and a ref, plus anything else the page marks clickable (`cursor: pointer`) that no interactive
- * ancestor already covers.
+ * ancestor already covers. Playwright measures each frame's boxes in that frame's own viewport;
+ * boxes inside iframes are moved by their iframe's position, so all are in the observed
+ * frame's viewport (the iframe's border aside).
  */
 export function collectInteractive(nodes: readonly AccessibilityNode[]): ElementNode[] {
   const out: ElementNode[] = [];
-  const visit = (list: readonly AccessibilityNode[], inFrame: boolean, covered: boolean) => {
+  const visit = (list: readonly AccessibilityNode[], inFrame: boolean, covered: boolean, offset: Offset) => {
     for (const node of list) {
       const interactive = !!node.ref && (INTERACTIVE_ROLES.has(node.role) || (node.clickable === true && !covered));
-      if (interactive) out.push(toElement(node, inFrame));
-      if (node.children) visit(node.children, inFrame || node.role === 'iframe', covered || interactive);
+      if (interactive) out.push(toElement(node, inFrame, offset));
+      if (!node.children) continue;
+      const box = node.role === 'iframe' ? node.boundingBox : undefined;
+      const inner = box ? { x: offset.x + box.x, y: offset.y + box.y } : offset;
+      visit(node.children, inFrame || node.role === 'iframe', covered || interactive, inner);
     }
   };
-  visit(nodes, false, false);
+  visit(nodes, false, false, { x: 0, y: 0 });
   return out;
 }
 
-function toElement(node: AccessibilityNode, inFrame: boolean): ElementNode {
+function toElement(node: AccessibilityNode, inFrame: boolean, offset: Offset): ElementNode {
   const el: ElementNode = { ref: node.ref!, role: node.role, name: node.name ?? '', inFrame };
   const value = node.role === 'combobox' ? (selectedOption(node) ?? node.text) : node.text;
   if (value !== undefined && node.role !== 'generic') el.value = value;
@@ -79,7 +89,7 @@ function toElement(node: AccessibilityNode, inFrame: boolean): ElementNode {
   if (node.disabled) el.disabled = true;
   if (node.focused) el.focused = true;
   if (node.url !== undefined) el.url = node.url;
-  if (node.boundingBox) el.bounds = node.boundingBox;
+  if (node.boundingBox) el.bounds = { ...node.boundingBox, x: node.boundingBox.x + offset.x, y: node.boundingBox.y + offset.y };
   return el;
 }
 
@@ -93,26 +103,37 @@ export function actionHints(el: ElementNode): Hint[] {
   return hints;
 }
 
-/** A role+name selector to fall back on when the ref has gone stale; the ref itself when there is no name. */
+/**
+ * A role+name selector to fall back on when the ref has gone stale; the ref itself when there is
+ * no name, or inside an iframe, where a role selector run in the observed frame cannot reach.
+ */
 export function fallbackSelector(el: ElementNode): Selector {
-  return el.name ? { type: 'role', role: el.role, name: el.name, exact: true } : { type: 'ref', ref: el.ref };
+  return el.name && !el.inFrame ? { type: 'role', role: el.role, name: el.name, exact: true } : { type: 'ref', ref: el.ref };
 }
 
 /**
  * One element as one short line, the interactive tier's format:
- * `@e5 button "Sign in" [disabled]`, `@e6 textbox "Email" = "a@b.c"`. `minimal` drops value and states.
+ * `@e5 button "Sign in" [disabled]`, `@e6 textbox "Email" = "a@b.c"`. `minimal` drops value and
+ * states; `withBounds` appends `[box=x,y,width,height]` as Playwright's snapshots print it. Focus
+ * is left out: the observation's metadata names the focused element, and a state that moves
+ * with every click would make each incremental observation report two changed lines.
  */
-export function elementLine(el: ElementNode, minimal = false): string {
+export function elementLine(el: ElementNode, minimal = false, withBounds = false): string {
   let line = `${el.ref} ${el.role}`;
   if (el.name) line += ` ${JSON.stringify(el.name)}`;
-  if (minimal) return line;
-  if (el.value !== undefined && el.value !== '') line += ` = ${JSON.stringify(el.value)}`;
-  if (el.checked) line += el.checked === 'mixed' ? ' [mixed]' : ' [checked]';
-  if (el.expanded) line += ' [expanded]';
-  if (el.selected) line += ' [selected]';
-  if (el.disabled) line += ' [disabled]';
-  if (el.focused) line += ' [focused]';
+  if (!minimal) line += states(el);
+  if (withBounds && el.bounds) line += ` [box=${[el.bounds.x, el.bounds.y, el.bounds.width, el.bounds.height].map(Math.round).join(',')}]`;
   return line;
+}
+
+function states(el: ElementNode): string {
+  let out = '';
+  if (el.value !== undefined && el.value !== '') out += ` = ${JSON.stringify(el.value)}`;
+  if (el.checked) out += el.checked === 'mixed' ? ' [mixed]' : ' [checked]';
+  if (el.expanded) out += ' [expanded]';
+  if (el.selected) out += ' [selected]';
+  if (el.disabled) out += ' [disabled]';
+  return out;
 }
 
 /** The full tier's object for an element. */

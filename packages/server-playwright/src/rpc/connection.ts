@@ -178,10 +178,16 @@ export class RpcConnection {
     const context = method === 'initialize' ? (this.context = this.open(params as InitializeParams)) : this.context!;
     const pageKey = () => (typeof params.pageId === 'string' ? params.pageId : (context.session.activePageId ?? '(new)'));
     const streamed = 'stream' in spec && params.stream === true ? spec.stream : undefined;
-    if (streamed) this.streams.reserve();
-    const result = await this.lanes.run(spec.lane, pageKey, () => this.execute(method, params, context));
-    if (!streamed) return result;
-    const { start, send } = this.streams.open(streamed, result as Record<string, unknown>, params.chunkSize as number | undefined);
+    const place = streamed ? this.streams.reserve() : undefined;
+    let result: unknown;
+    try {
+      result = await this.lanes.run(spec.lane, pageKey, () => this.execute(method, params, context));
+    } catch (error) {
+      place?.release();
+      throw error;
+    }
+    if (!streamed || !place) return result;
+    const { start, send } = place.open(streamed, result as Record<string, unknown>, params.chunkSize as number | undefined);
     after.push(send);
     return start;
   }

@@ -31,27 +31,45 @@ interface Running {
  */
 export class StreamManager {
   private readonly running = new Map<string, Running>();
+  /** Streams asked for whose method is still running. */
+  private reserved = 0;
 
   constructor(
     private readonly sink: StreamSink,
     private readonly limits: { maxStreams: number; timeoutMs: number },
   ) {}
 
-  /** Checks the per-connection limit before the (possibly slow) method runs. */
-  reserve(): void {
-    if (this.running.size >= this.limits.maxStreams) {
-      throw new BAPError(ErrorCodes.ResourceLimitExceeded, `Limit reached: at most ${this.limits.maxStreams} streams at once (${this.running.size} running).`, {
+  /**
+   * Takes a place under the per-connection limit before the (possibly slow) method runs; the
+   * place is either opened as a stream or released.
+   */
+  reserve(): { open: StreamManager['open']; release: () => void } {
+    const current = this.running.size + this.reserved;
+    if (current >= this.limits.maxStreams) {
+      throw new BAPError(ErrorCodes.ResourceLimitExceeded, `Limit reached: at most ${this.limits.maxStreams} streams at once (${current} running).`, {
         retryable: true,
         retryAfterMs: 1_000,
-        details: { resource: 'streams', limit: this.limits.maxStreams, current: this.running.size },
+        details: { resource: 'streams', limit: this.limits.maxStreams, current },
         recoveryHint: 'Wait for a stream/end, or stop a stream with stream/cancel.',
       });
     }
+    this.reserved++;
+    let held = true;
+    const release = () => {
+      if (held) this.reserved--;
+      held = false;
+    };
+    return {
+      release,
+      open: (...args) => {
+        release();
+        return this.open(...args);
+      },
+    };
   }
 
   /** Registers the stream and returns its announcement plus the function that starts sending. */
-  open(spec: StreamSpec, result: Record<string, unknown>, chunkSize = DEFAULT_CHUNK): { start: StreamStartResult; send: () => void } {
-    this.reserve();
+  private open(spec: StreamSpec, result: Record<string, unknown>, chunkSize = DEFAULT_CHUNK): { start: StreamStartResult; send: () => void } {
     const field = String(result[spec.field] ?? '');
     const payload = Buffer.from(field, spec.encoding);
     const streamId = `stream-${randomUUID()}`;
