@@ -66,6 +66,24 @@ export class BAPClient extends BAPClientCore {
     return this.call('observe/content', format === undefined ? {} : { format });
   }
 
+  /** Runs up to 50 steps in one round trip (docs/agent-act.md). */
+  act(steps: MethodParams<'agent/act'>['steps'], options?: Omit<MethodParams<'agent/act'>, 'steps'>): Promise<MethodResult<'agent/act'>> {
+    return this.call('agent/act', { ...options, steps });
+  }
+
+  /** Metadata and interactive elements with refs, budgeted (docs/agent-observe.md). */
+  observe(params?: MethodParams<'agent/observe'>): Promise<MethodResult<'agent/observe'>> {
+    return this.call('agent/observe', params);
+  }
+
+  /** Data shaped by a JSON Schema, each value with its ref (docs/extract.md). */
+  extract(
+    schema: MethodParams<'agent/extract'>['schema'],
+    options?: WithSelectorInput<Omit<MethodParams<'agent/extract'>, 'schema'>>,
+  ): Promise<MethodResult<'agent/extract'>> {
+    return this.call('agent/extract', { ...withSelector<Omit<MethodParams<'agent/extract'>, 'schema'>>(options), schema });
+  }
+
   createPage(params?: MethodParams<'page/create'>): Promise<MethodResult<'page/create'>> {
     return this.call('page/create', params);
   }

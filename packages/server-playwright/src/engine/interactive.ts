@@ -20,6 +20,8 @@ const INTERACTIVE_ROLES = new Set([
   'treeitem',
 ]);
 
+const CHECKABLE_ROLES = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
+
 type Hint = InteractiveElement['actionHints'][number];
 
 const HINTS: Record<string, Hint[]> = {
@@ -83,7 +85,8 @@ function toElement(node: AccessibilityNode, inFrame: boolean, offset: Offset): E
   const el: ElementNode = { ref: node.ref!, role: node.role, name: node.name ?? '', inFrame };
   const value = node.role === 'combobox' ? (selectedOption(node) ?? node.text) : node.text;
   if (value !== undefined && node.role !== 'generic') el.value = value;
-  if (node.checked !== undefined) el.checked = node.checked;
+  // The snapshot leaves out a false `checked`; an unchecked box says so in its object.
+  if (node.checked !== undefined || CHECKABLE_ROLES.has(node.role)) el.checked = node.checked ?? false;
   if (node.expanded !== undefined) el.expanded = node.expanded;
   if (node.selected) el.selected = true;
   if (node.disabled) el.disabled = true;

@@ -22,10 +22,11 @@ const FIELD_ROLES = new Set(['textbox', 'searchbox', 'spinbutton', 'combobox']);
 
 /** The snapshot's elements worth a mark, in document order, before anything is asked of the page. */
 export function markCandidates(nodes: readonly AccessibilityNode[], filter: TargetFilter): MarkTarget[] {
+  const boxes = frameBoxes(nodes);
   const pool = filter.interactive ? collectInteractive(nodes) : withNamedNodes(nodes);
   const out: MarkTarget[] = [];
   for (const el of pool) {
-    const box = el.bounds;
+    const box = boxes.get(el.ref);
     if (!box || box.width < filter.minSize || box.height < filter.minSize) continue;
     if (filter.roles && !filter.roles.has(el.role)) continue;
     out.push({ ref: el.ref, role: el.role, name: el.name, box });
@@ -33,7 +34,16 @@ export function markCandidates(nodes: readonly AccessibilityNode[], filter: Targ
   return out;
 }
 
-type Candidate = { ref: string; role: string; name: string; bounds?: BoundingBox | undefined };
+/** Each ref's box as the snapshot measured it, from its own frame's corner: placeTargets moves it. */
+function frameBoxes(nodes: readonly AccessibilityNode[], into = new Map<string, BoundingBox>()): Map<string, BoundingBox> {
+  for (const node of nodes) {
+    if (node.ref && node.boundingBox) into.set(node.ref, node.boundingBox);
+    if (node.children) frameBoxes(node.children, into);
+  }
+  return into;
+}
+
+type Candidate = { ref: string; role: string; name: string };
 
 /**
  * Interactive elements plus every other named node with a ref (headings, images, named regions)
@@ -49,7 +59,7 @@ function withNamedNodes(nodes: readonly AccessibilityNode[]): Candidate[] {
       const at = out.length;
       if (node.children) visit(node.children, covered || !!own);
       if (own) out.splice(at, 0, own);
-      else if (node.ref && node.name && !covered && out.length === at) out.push({ ref: node.ref, role: node.role, name: node.name, bounds: node.boundingBox });
+      else if (node.ref && node.name && !covered && out.length === at) out.push({ ref: node.ref, role: node.role, name: node.name });
     }
   };
   visit(nodes, false);

@@ -33,14 +33,20 @@ export async function screenshot(h: PageHandle, p: ParsedParams<'observe/screens
   }
 }
 
-type ScreenshotOptions = NonNullable<ParsedParams<'observe/screenshot'>['options']>;
+export type ScreenshotOptions = NonNullable<ParsedParams<'observe/screenshot'>['options']>;
 
-async function raster(h: PageHandle, element: Locator | null, o: ScreenshotOptions & { format: 'png' | 'jpeg'; timeout: number }) {
+/** A PNG or JPEG through Playwright, with masks; annotated screenshots draw on its PNG. */
+export async function raster(
+  h: PageHandle,
+  element: Locator | null,
+  o: ScreenshotOptions & { format: 'png' | 'jpeg'; timeout: number; caret?: 'hide' | 'initial' },
+) {
   const mask = await Promise.all((o.mask ?? []).map((s) => h.element(s, 'observe/screenshot mask')));
   const options = {
     type: o.format,
     timeout: o.timeout,
     mask,
+    ...(o.caret ? { caret: o.caret } : {}),
     ...(o.quality !== undefined && o.format === 'jpeg' ? { quality: o.quality } : {}),
     ...(o.scale ? { scale: o.scale } : {}),
     ...(o.omitBackground ? { omitBackground: true } : {}),

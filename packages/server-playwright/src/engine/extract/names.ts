@@ -45,8 +45,8 @@ function singular(word: string): string {
 /**
  * How well a label fits a property known by any of `names` (its key, its title):
  * 4 same words; 2–3 the label holds all the property's words ("Email address" for `email`);
- * 1–2 the property holds all the label's words ("Name" for `productName`); 1 a synonym
- * ("Cost" for `price`); 0 no match.
+ * 1–2 the property holds all the label's words, its last one included ("Name" for
+ * `productName`); 1 a synonym ("Cost" for `price`); 0 no match.
  */
 export function matchScore(names: readonly (readonly string[])[], label: readonly string[]): number {
   let best = 0;
@@ -60,7 +60,8 @@ function scoreOne(name: readonly string[], label: readonly string[]): number {
   const inName = label.filter((w) => name.includes(w)).length;
   if (inLabel === name.length && inName === label.length) return 4;
   if (inLabel === name.length) return 2 + name.length / label.length;
-  if (inName === label.length) return 1 + label.length / name.length;
+  // "Name" fits `productName`, but "Price" does not fit `priceCurrency`: the label must hold the last word.
+  if (inName === label.length && label.includes(name[name.length - 1]!)) return 1 + label.length / name.length;
   if (name.length === 1 && label.length === 1 && SYNONYMS.some((g) => g.includes(name[0]!) && g.includes(label[0]!))) return 1;
   return 0;
 }

@@ -50,7 +50,7 @@ export function textOf(t: TreeNode): string {
 function rawText(t: TreeNode): string {
   const { node } = t;
   if (node.text === REDACTED) return '';
-  if (t.role === 'text') return node.name ?? '';
+  if (t.role === 'text') return node.name ?? node.text ?? '';
   if (t.role === 'combobox') return selectedOptions(t)[0]?.node.name ?? node.text ?? '';
   if (FIELD_ROLES.has(t.role)) return t.role === 'listbox' || isToggle(t) ? '' : (node.text ?? '');
   if (!t.children.length) return node.text ?? node.name ?? '';
