@@ -1,7 +1,7 @@
 import { BAPError, ErrorCodes, describeSelector, type MethodResult, type ParsedParams } from '@browseragentprotocol/protocol';
+import { Deadline } from './deadline.js';
 import { toBAPError } from './errors.js';
 import { mapValue } from './extract/mapper.js';
-import { Deadline } from './extract/deadline.js';
 import { HintReader } from './extract/hints.js';
 import { jsonLdFields, metaFields, pickJsonLd, readMetadata, type PageMetadata } from './extract/metadata.js';
 import { words } from './extract/names.js';
@@ -21,7 +21,8 @@ const DEFAULT_MAX_ITEMS = 500;
 export async function extract(h: PageHandle, p: ParsedParams<'agent/extract'>): Promise<MethodResult<'agent/extract'>> {
   const check = compileSchema(p.schema);
   try {
-    const deadline = new Deadline(p.timeout ?? h.timeouts.action);
+    const timeout = p.timeout ?? h.timeouts.action;
+    const deadline = new Deadline(timeout, () => extractTimeout(timeout));
     const frame = h.frames.current();
     const root = p.selector ? await h.element(p.selector, 'agent/extract') : undefined;
     const [nodes, metadata] = await Promise.all([
@@ -72,6 +73,14 @@ function propertyNames(reader: SchemaReader, schema: JsonSchema, depth: number):
     ...reader.properties(schema).flatMap(([key, sub]) => [...namesOf(key, sub), ...propertyNames(reader, sub, depth + 1)]),
     ...nested.flatMap((items) => propertyNames(reader, items, depth + 1)),
   ];
+}
+
+function extractTimeout(timeout: number): BAPError {
+  return new BAPError(ErrorCodes.Timeout, `agent/extract did not finish within ${timeout} ms.`, {
+    retryAfterMs: 0,
+    details: { timeout },
+    recoveryHint: 'Raise timeout, pass a selector to extract from a smaller part of the page, or use fewer x-selector hints.',
+  });
 }
 
 /** The page cannot give what the schema asks: -32021 naming each unsatisfied JSON Pointer. */

@@ -7,7 +7,7 @@ import {
   type ParsedActStep,
   type ParsedParams,
 } from '@browseragentprotocol/protocol';
-import { withDeadline } from '../engine/deadline.js';
+import { Deadline } from '../engine/deadline.js';
 import { toBAPError } from '../engine/errors.js';
 import { waitForState } from '../engine/waiting.js';
 import type { HandlerContext } from './handlers.js';
@@ -26,7 +26,8 @@ const DEFAULT_RETRY_DELAY_MS = 500;
  */
 export async function act(ctx: HandlerContext, p: ActParams): Promise<AgentActResult> {
   const started = Date.now();
-  const deadline = started + (p.timeout ?? DEFAULT_TIMEOUT_MS);
+  let running = 0;
+  const deadline = new Deadline(p.timeout ?? DEFAULT_TIMEOUT_MS, () => outOfTime(running));
   const preObservation = await observe(ctx, p, p.preObserve);
   const results: StepResult[] = [];
   let failedAt: number | undefined;
@@ -35,11 +36,12 @@ export async function act(ctx: HandlerContext, p: ActParams): Promise<AgentActRe
       results.push({ ...describe(step, index), success: false, skipped: true, duration: 0, retries: 0 });
       continue;
     }
+    running = index;
     const result = await runStep(ctx, p, step, index, deadline);
     results.push(result);
     const onError = step.onError ?? (p.stopOnFirstError === false ? 'skip' : 'stop');
-    const outOfTime = result.error?.code === ErrorCodes.Timeout && Date.now() >= deadline;
-    const stops = onError === 'stop' || (onError === 'retry' && p.stopOnFirstError !== false) || outOfTime;
+    const late = result.error?.code === ErrorCodes.Timeout && deadline.passed;
+    const stops = onError === 'stop' || (onError === 'retry' && p.stopOnFirstError !== false) || late;
     if (!result.success && !result.skipped && stops) failedAt = index;
   }
   const postObservation = await observe(ctx, p, p.postObserve);
@@ -55,7 +57,7 @@ export async function act(ctx: HandlerContext, p: ActParams): Promise<AgentActRe
   };
 }
 
-async function runStep(ctx: HandlerContext, p: ActParams, step: ParsedActStep, index: number, deadline: number): Promise<StepResult> {
+async function runStep(ctx: HandlerContext, p: ActParams, step: ParsedActStep, index: number, deadline: Deadline): Promise<StepResult> {
   const started = Date.now();
   const params = withPageId(step, p.pageId);
   const retryLimit = step.onError === 'retry' ? (step.maxRetries ?? DEFAULT_RETRIES) : 0;
@@ -67,18 +69,19 @@ async function runStep(ctx: HandlerContext, p: ActParams, step: ParsedActStep, i
         const { selector, state, timeout } = step.condition;
         try {
           const h = await ctx.session.page(params.pageId as string | undefined);
-          await withDeadline(deadline, () => waitForState(h, selector, state, Math.min(timeout ?? h.timeouts.action, remaining(deadline))));
+          await deadline.run(() => waitForState(h, selector, state, Math.min(timeout ?? h.timeouts.action, deadline.remaining())));
         } catch (error) {
           if (!p.continueOnConditionFail) throw error;
           // Skipped with the reason: the sequence goes on and still counts as a success.
           return { ...describe(step, index), success: false, skipped: true, error: toBAPError(error).toWire(), duration: Date.now() - started, retries };
         }
       }
-      const result = await withDeadline(deadline, () => beforeDeadline(ctx.run(step.action, params), deadline, index));
+      // Default timeouts inside are cut to the deadline; the race catches a step that ignores them.
+      const result = await deadline.run(() => deadline.race(ctx.run(step.action, params)));
       return { ...describe(step, index), success: true, result, duration: Date.now() - started, retries };
     } catch (error) {
       const failure = toBAPError(error);
-      const retryable = failure.code !== ErrorCodes.InvalidParams && Date.now() + retryDelay < deadline;
+      const retryable = failure.code !== ErrorCodes.InvalidParams && Date.now() + retryDelay < deadline.end;
       if (retries < retryLimit && retryable) {
         retries++;
         await new Promise((resolve) => setTimeout(resolve, retryDelay));
@@ -101,27 +104,12 @@ function withPageId(step: ParsedActStep, pageId: ActParams['pageId']): Record<st
   return params;
 }
 
-function remaining(deadline: number): number {
-  return Math.max(1, deadline - Date.now());
-}
-
-/** The step's own timeouts are clamped to the deadline; this catches a step that ignores them. */
-function beforeDeadline<T>(work: Promise<T>, deadline: number, index: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new BAPError(ErrorCodes.Timeout, `agent/act ran out of time during step ${index}.`, {
-            retryable: true,
-            details: { step: index },
-            recoveryHint: 'Give agent/act a longer timeout, or split the sequence.',
-          }),
-        ),
-      remaining(deadline),
-    );
+function outOfTime(step: number): BAPError {
+  return new BAPError(ErrorCodes.Timeout, `agent/act ran out of time during step ${step}.`, {
+    retryable: true,
+    details: { step },
+    recoveryHint: 'Give agent/act a longer timeout, or split the sequence.',
   });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 async function observe(ctx: HandlerContext, p: ActParams, option: ActParams['preObserve']): Promise<AgentObserveResult | undefined> {

@@ -3,7 +3,7 @@ import { BAPError, ErrorCodes } from '@browseragentprotocol/protocol';
 import { firstLine, toBAPError } from '../errors.js';
 import type { PageHandle } from '../pageHandle.js';
 import { SENSITIVE_FIELDS } from '../secrets.js';
-import type { Deadline } from './deadline.js';
+import type { Deadline } from '../deadline.js';
 import { FIELD_ROLES, buildTree, firstLink, isToggle, textOf, type TreeNode } from './tree.js';
 
 /** An element an `x-selector` found, as the page's snapshot shows it. */
