@@ -63,6 +63,19 @@ describe('agent/act', () => {
     expect(await text('#welcome')).toBe('Welcome, ada (remembered)');
   });
 
+  it('observes before and after the sequence when asked', async () => {
+    const result = await h.client.call('agent/act', {
+      pageId,
+      steps: [loginSteps[0]!],
+      preObserve: true,
+      postObserve: { responseTier: 'minimal', filterRoles: ['textbox'] },
+    });
+    expect(result.preObservation?.elements).toContain('textbox "Username"');
+    expect(result.preObservation?.elements).not.toContain('= "ada"');
+    expect(result.postObservation?.elements?.split('\n').every((line) => line.includes(' textbox '))).toBe(true);
+    expect(result.postObservation?.metadata?.pageId).toBe(pageId);
+  });
+
   it('stops at a failing step and says which and why; later steps are reported as skipped', async () => {
     const steps: Steps = [
       loginSteps[0]!,
