@@ -22,7 +22,14 @@ function typeOf(prop) {
   return prop.type ?? 'object';
 }
 
+/** A definition, following a `$ref` to another method's definition (methods sharing one schema). */
+function resolve(def) {
+  if (!def?.$ref) return def;
+  return resolve(defs[decodeURIComponent(def.$ref.replace('#/$defs/', '')).replaceAll('~1', '/').replaceAll('~0', '~')]);
+}
+
 function fields(def) {
+  def = resolve(def);
   const props = def?.properties ?? {};
   const required = new Set(def?.required ?? []);
   const names = Object.keys(props);

@@ -29,9 +29,12 @@ export function buildJsonSchema(): JsonObject {
   const input = build();
   const output = build();
   const table: JsonObject = {};
+  const registered = new Set<z.ZodType>();
   for (const [name, spec] of Object.entries(methods)) {
-    // Several methods share one schema object; a clone gives each its own entry.
-    input.add(spec.params.clone(), { id: `${name}.params` });
+    // Several methods share one schema object: the first registers it (so agent/act's steps can
+    // refer to it), the others a clone of their own.
+    input.add(registered.has(spec.params) ? spec.params.clone() : spec.params, { id: `${name}.params` });
+    registered.add(spec.params);
     output.add(spec.result.clone(), { id: `${name}.result` });
     table[name] = {
       params: { $ref: ref(`${name}.params`) },
