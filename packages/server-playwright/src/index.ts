@@ -31,6 +31,8 @@ function resolve(options: ServerOptions): ResolvedServerOptions {
     uploadDirs: options.uploadDirs ?? [],
     sessionGraceMs: options.sessionGraceMs ?? 60_000,
     maxStreams: options.maxStreams ?? 3,
+    allowedOrigins: options.allowedOrigins ?? [],
+    allowedHosts: options.allowedHosts ?? [],
     streamTimeoutMs: options.streamTimeoutMs ?? 60_000,
     actionTimeout: options.actionTimeout ?? 10_000,
     navigationTimeout: options.navigationTimeout ?? 30_000,

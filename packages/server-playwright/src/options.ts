@@ -39,6 +39,16 @@ export interface ServerOptions {
   actionTimeout?: number;
   /** Default timeout of navigations in ms (default 30,000). */
   navigationTimeout?: number;
+  /**
+   * Origins whose web pages may connect (e.g. an app embedding a BAP client). Default none: a
+   * request carrying any Origin header is refused with 403.
+   */
+  allowedOrigins?: string[];
+  /**
+   * Host names requests may address (DNS rebinding protection). Default: loopback names and the
+   * bound address; any name when bound to a wildcard address.
+   */
+  allowedHosts?: string[];
   /** Validate every result against the protocol schema before replying (tests turn this on). */
   validateResults?: boolean;
   /** A pino logger; false for silence. Default: info level to stderr. */

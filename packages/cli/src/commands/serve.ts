@@ -11,6 +11,8 @@ interface ServeFlags {
   maxPagesPerContext?: number;
   sessionGrace?: number;
   maxStreams?: number;
+  allowedOrigin?: string[];
+  allowedHost?: string[];
   uploadDir?: string[];
   quiet?: boolean;
 }
@@ -30,6 +32,8 @@ async function serve(flags: ServeFlags): Promise<void> {
       ...(flags.maxPagesPerContext === undefined ? {} : { maxPagesPerContext: flags.maxPagesPerContext }),
       ...(flags.sessionGrace === undefined ? {} : { sessionGraceMs: flags.sessionGrace }),
       ...(flags.maxStreams === undefined ? {} : { maxStreams: flags.maxStreams }),
+      ...(flags.allowedOrigin === undefined ? {} : { allowedOrigins: flags.allowedOrigin }),
+      ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
       ...(flags.uploadDir === undefined ? {} : { uploadDirs: flags.uploadDir }),
       ...(flags.quiet ? { logger: false as const } : {}),
     });
@@ -68,6 +72,8 @@ export function registerServe(program: Command): void {
     .option('--max-pages-per-context <n>', 'most pages per context (default 20)', integerIn(1, 1000))
     .option('--session-grace <ms>', 'how long a resumable session waits for its client to come back (default 60000)', integerIn(0, 86_400_000))
     .option('--max-streams <n>', 'most streams (stream: true results) one connection may run at once (default 3)', integerIn(1, 100))
+    .option('--allowed-origin <origin>', 'an origin whose web pages may connect, e.g. http://localhost:3000 (repeatable; default none)', (v: string, all: string[] = []) => [...all, v])
+    .option('--allowed-host <name>', 'a Host name requests may use (repeatable; default loopback names and the bound address)', (v: string, all: string[] = []) => [...all, v])
     .option('--upload-dir <dir>', 'a directory action/upload may read paths from (repeatable; default none)', (dir: string, all: string[] = []) => [...all, dir])
     .option('--quiet', 'no logs on stderr')
     .addHelpText('after', '\nPrints one line when ready:\n  BAP server ready on ws://127.0.0.1:9222 (health: http://127.0.0.1:9222/health)\nStops cleanly on SIGINT or SIGTERM.')

@@ -7,6 +7,7 @@ import type { ResolvedServerOptions } from '../options.js';
 import { RpcConnection } from '../rpc/connection.js';
 import { SessionRegistry } from '../rpc/sessions.js';
 import { SERVER_VERSION } from '../version.js';
+import { normalizeOrigin, refusal } from './requestGuard.js';
 
 export interface RunningServer {
   /** `ws://host:port` for agents. */
@@ -31,7 +32,16 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
   const http = createServer((req, res) => route(req, res));
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes * 4, perMessageDeflate: false });
 
+  const guard = { allowedOrigins: options.allowedOrigins.map(normalizeOrigin), allowedHosts: options.allowedHosts, boundHost: options.host };
+
   http.on('upgrade', (req, socket, head) => {
+    const refused = refusal(req, guard);
+    if (refused) {
+      log.warn({ remote: req.socket.remoteAddress, origin: req.headers.origin, host: req.headers.host }, refused);
+      const body = JSON.stringify({ error: 'forbidden', message: refused });
+      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req));
   });
 
@@ -61,6 +71,8 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
   }
 
   function route(req: IncomingMessage, res: ServerResponse): void {
+    const refused = refusal(req, guard);
+    if (refused) return json(res, 403, { error: 'forbidden', message: refused });
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/health') {
       return json(res, 200, { status: 'ok', version: SERVER_VERSION, protocolVersion: PROTOCOL_VERSION });
