@@ -83,7 +83,7 @@ interface Reading {
 /** Everything an observation reads from the page: one evaluate, one snapshot, and the screenshot asked for. */
 async function read(h: PageHandle, o: Plan): Promise<Reading> {
   const frame = h.frames.current();
-  const state = await readFrameState(frame, (await h.frames.list()).currentFrameId);
+  const state = await readFrameState(frame, h.frames.currentId());
   let nodes: AccessibilityNode[];
   try {
     nodes = await h.refs.capture({ frame, boxes: o.bounds || o.viewportOnly, timeout: h.timeouts.action });

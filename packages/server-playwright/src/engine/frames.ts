@@ -35,6 +35,10 @@ export class FrameTracker {
     return this.currentFrame ?? this.page.mainFrame();
   }
 
+  currentId(): string {
+    return this.idOf(this.current());
+  }
+
   async list(): Promise<MethodResult<'frame/list'>> {
     const current = this.current();
     const frames = this.page.frames().map((frame): FrameInfo => {

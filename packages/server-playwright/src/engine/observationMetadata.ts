@@ -46,17 +46,23 @@ export async function readFrameState(frame: Frame, frameId: string): Promise<Fra
 }
 
 export async function metadataOf(h: PageHandle, frame: Frame, state: FrameState, nodes: readonly AccessibilityNode[]): Promise<ObservationMetadata> {
-  const { frames, currentFrameId } = await h.frames.list();
+  return {
+    ...common(h, frame),
+    title: state.title,
+    viewport: h.page.viewportSize() ?? (frame === h.page.mainFrame() ? state.viewport : null),
+    scroll: state.scroll,
+    focused: focusedOf(nodes),
+  };
+}
+
+/** What the server knows of the page without asking it. */
+function common(h: PageHandle, frame: Frame) {
   return {
     pageId: h.id,
     contextId: h.contextId,
     url: frame.url(),
-    title: state.title,
-    frameId: currentFrameId,
-    frameCount: frames.length - 1,
-    viewport: h.page.viewportSize() ?? (frame === h.page.mainFrame() ? state.viewport : null),
-    scroll: state.scroll,
-    focused: focusedOf(nodes),
+    frameId: h.frames.currentId(),
+    frameCount: h.page.frames().length - 1,
     dialogs: h.dialogs.open(),
   };
 }
@@ -67,23 +73,17 @@ export async function metadataOf(h: PageHandle, frame: Frame, state: FrameState,
  */
 export async function blockedMetadata(h: PageHandle, lastScroll: Scroll | null): Promise<ObservationMetadata> {
   const frame = h.frames.current();
-  const { frames, currentFrameId } = await h.frames.list();
   let title = '';
   if (frame === h.page.mainFrame()) {
     const info = await (await h.cdp()).send('Target.getTargetInfo').catch(() => null);
     title = info?.targetInfo.title ?? '';
   }
   return {
-    pageId: h.id,
-    contextId: h.contextId,
-    url: frame.url(),
+    ...common(h, frame),
     title,
-    frameId: currentFrameId,
-    frameCount: frames.length - 1,
     viewport: h.page.viewportSize(),
     scroll: lastScroll ?? { x: 0, y: 0, width: 0, height: 0 },
     focused: null,
-    dialogs: h.dialogs.open(),
   };
 }
 

@@ -178,7 +178,7 @@ export class RpcConnection {
     const context = method === 'initialize' ? (this.context = this.open(params as InitializeParams)) : this.context!;
     const pageKey = () => (typeof params.pageId === 'string' ? params.pageId : (context.session.activePageId ?? '(new)'));
     const streamed = 'stream' in spec && params.stream === true ? spec.stream : undefined;
-    const place = streamed ? this.streams.reserve() : undefined;
+    const place = streamed ? this.streams.reserve(streamed, params.chunkSize as number | undefined) : undefined;
     let result: unknown;
     try {
       result = await this.lanes.run(spec.lane, pageKey, () => this.execute(method, params, context));
@@ -186,8 +186,8 @@ export class RpcConnection {
       place?.release();
       throw error;
     }
-    if (!streamed || !place) return result;
-    const { start, send } = place.open(streamed, result as Record<string, unknown>, params.chunkSize as number | undefined);
+    if (!place) return result;
+    const { start, send } = place.open(result as Record<string, unknown>);
     after.push(send);
     return start;
   }

@@ -24,6 +24,18 @@ interface Running {
   cancelled: boolean;
 }
 
+/** The announcement that answers the request, and what starts the chunks once it is sent. */
+export interface StreamOpened {
+  start: StreamStartResult;
+  send: () => void;
+}
+
+/** A stream's place under the limit, held while its method runs. */
+export interface StreamPlace {
+  open(result: Record<string, unknown>): StreamOpened;
+  release(): void;
+}
+
 /**
  * The streams of one connection: turns a large result into stream/chunk notifications (after
  * the reply that announced the stream), ends them with a SHA-256, and stops them on
@@ -41,9 +53,9 @@ export class StreamManager {
 
   /**
    * Takes a place under the per-connection limit before the (possibly slow) method runs; the
-   * place is either opened as a stream or released.
+   * place is then opened with the method's result, or released if the method failed.
    */
-  reserve(): { open: StreamManager['open']; release: () => void } {
+  reserve(spec: StreamSpec, chunkSize = DEFAULT_CHUNK): StreamPlace {
     const current = this.running.size + this.reserved;
     if (current >= this.limits.maxStreams) {
       throw new BAPError(ErrorCodes.ResourceLimitExceeded, `Limit reached: at most ${this.limits.maxStreams} streams at once (${current} running).`, {
@@ -61,15 +73,15 @@ export class StreamManager {
     };
     return {
       release,
-      open: (...args) => {
+      open: (result) => {
         release();
-        return this.open(...args);
+        return this.open(spec, result, chunkSize);
       },
     };
   }
 
   /** Registers the stream and returns its announcement plus the function that starts sending. */
-  private open(spec: StreamSpec, result: Record<string, unknown>, chunkSize = DEFAULT_CHUNK): { start: StreamStartResult; send: () => void } {
+  private open(spec: StreamSpec, result: Record<string, unknown>, chunkSize: number): StreamOpened {
     const field = String(result[spec.field] ?? '');
     const payload = Buffer.from(field, spec.encoding);
     const streamId = `stream-${randomUUID()}`;
