@@ -6,6 +6,8 @@ export * from './notifications.js';
 export * from './selectors.js';
 export * from './methods/action.js';
 export * from './methods/agent.js';
+export * from './methods/approval.js';
+export * from './security.js';
 export * from './methods/annotate.js';
 export * from './methods/stream.js';
 export * from './methods/browser.js';

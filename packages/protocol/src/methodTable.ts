@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EmptyParamsSchema, EmptyResultSchema, PageInfoSchema } from './common.js';
 import * as action from './methods/action.js';
 import * as agent from './methods/agent.js';
+import * as approval from './methods/approval.js';
 import * as browser from './methods/browser.js';
 import * as context from './methods/context.js';
 import * as dialog from './methods/dialog.js';
@@ -534,6 +535,14 @@ const baseMethods = {
     false,
     'immediate',
     'Stop a stream: no more stream/chunk notifications are sent for it.',
+  ),
+  'approval/respond': entry(
+    'approval/respond',
+    approval.ApprovalRespondParamsSchema,
+    approval.ApprovalRespondResultSchema,
+    false,
+    'immediate',
+    'Answer an approval/required notification: approve, approve-once, approve-session or deny the waiting request.',
   ),
 } satisfies Record<string, MethodSpec>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalRequiredSchema } from './methods/approval.js';
 import { DialogInfoSchema } from './methods/dialog.js';
 import { DownloadInfoSchema } from './methods/files.js';
 import { HttpMethodSchema, ResourceTypeSchema } from './methods/network.js';
@@ -85,6 +86,15 @@ export type DialogEvent = z.infer<typeof DialogEventSchema>;
 export const DownloadEventSchema = DownloadInfoSchema.extend({ timestamp: z.number() });
 export type DownloadEvent = z.infer<typeof DownloadEventSchema>;
 
+export const EventsDroppedSchema = z.object({
+  pageId: z.string(),
+  /** Events of this page not sent since the last such notification. */
+  dropped: z.number().int(),
+  /** The budget: events per second per page. */
+  limit: z.number().int(),
+  timestamp: z.number(),
+});
+
 /** Server → client notifications, by method name. */
 export const notifications = {
   'events/page': PageEventSchema,
@@ -96,6 +106,10 @@ export const notifications = {
   'stream/chunk': StreamChunkSchema,
   'stream/end': StreamEndSchema,
   'stream/error': StreamErrorSchema,
+  /** A request waits for a human: answer with approval/respond. Always sent, whatever the subscription. */
+  'approval/required': ApprovalRequiredSchema,
+  /** A per-page event budget was exceeded: `dropped` events of that page were not sent. Always sent. */
+  'limit/eventsDropped': EventsDroppedSchema,
 } as const;
 export type NotificationName = keyof typeof notifications;
 /** The notifications events/subscribe chooses (stream notifications always reach their connection). */

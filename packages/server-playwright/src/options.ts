@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { ApprovalConfig, SecretsFile, TokenGrant } from '@browseragentprotocol/protocol';
 
 export interface ServerOptions {
   /** Interface to bind; loopback by default. */
@@ -49,13 +50,53 @@ export interface ServerOptions {
    * bound address; any name when bound to a wildcard address.
    */
   allowedHosts?: string[];
+  /**
+   * Accepted tokens (token → {name, scopes, allowedDomains?, expiresAt?}). Clients send one as
+   * `?token=`, `Authorization: Bearer` or `X-BAP-Token`. Default none: only loopback clients may
+   * connect, with every scope, and binding a non-loopback address is refused.
+   */
+  tokens?: Record<string, TokenGrant>;
+  /** Hosts pages may reach, for every context (default: any host not blocked). */
+  allowedDomains?: string[];
+  /** Hosts pages may never reach (cloud metadata addresses are always blocked). */
+  blockedDomains?: string[];
+  /** Secrets agents may type as `{{secret:NAME}}` without ever seeing them. */
+  secrets?: SecretsFile;
+  /** Regular expressions whose matches are redacted from replies, notifications, logs and the audit log. */
+  redactPatterns?: string[];
+  /** Human approval of sensitive actions (default: disabled). */
+  approval?: ApprovalConfig;
+  /** Audit log: one JSON line per request and agent/act step (default: none). */
+  audit?: { path: string; maxBytes?: number; maxFiles?: number };
+  /** Serve wss:// and https:// with this PEM certificate and key. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Requests per second per client (token, or address without tokens), bursts up to twice (default 100). */
+  requestsPerSecond?: number;
+  /** Screenshots per minute per client (default 120). */
+  screenshotsPerMinute?: number;
+  /** Open connections per remote address (default 32). */
+  maxConnectionsPerIp?: number;
+  /** Approvals one session may have waiting at once (default 10). */
+  maxPendingApprovals?: number;
+  /** network/intercept rules one context may hold (default 50). */
+  maxSubscriptions?: number;
+  /** Notifications per second per page; the rest are dropped and counted (default 500). */
+  maxEventsPerSecond?: number;
+  /** Most element refs one snapshot may hold (default 50,000). */
+  maxRefs?: number;
   /** Validate every result against the protocol schema before replying (tests turn this on). */
   validateResults?: boolean;
   /** A pino logger; false for silence. Default: info level to stderr. */
   logger?: Logger | false;
 }
 
-export type ResolvedServerOptions = Required<Omit<ServerOptions, 'chromiumPath' | 'logger'>> & {
+type Optional = 'chromiumPath' | 'logger' | 'tokens' | 'audit' | 'tls' | 'approval';
+export type ResolvedServerOptions = Required<Omit<ServerOptions, Optional>> & {
   chromiumPath: string | undefined;
+  /** Undefined: no tokens (loopback only). */
+  tokens: Record<string, TokenGrant> | undefined;
+  audit: ServerOptions['audit'];
+  tls: ServerOptions['tls'];
+  approval: ApprovalConfig | undefined;
   logger: Logger;
 };

@@ -110,3 +110,15 @@ export function invalidField(field: string, error: unknown): BAPError {
 export function defined<T extends object>(options: T | undefined): T {
   return Object.fromEntries(Object.entries(options ?? {}).filter(([, v]) => v !== undefined)) as T;
 }
+
+const LIMIT_LABELS: Record<string, string> = { pagesPerContext: 'pages per context', interceptRules: 'network/intercept rules per context', refs: 'element refs per snapshot' };
+
+/** -32024 for a limit the caller hit: which resource, the limit and the current count. */
+export function limitError(resource: string, limit: number, current: number, recoveryHint: string, retryAfterMs?: number): BAPError {
+  return new BAPError(ErrorCodes.ResourceLimitExceeded, `Limit reached: at most ${limit} ${LIMIT_LABELS[resource] ?? resource} (now ${current}).`, {
+    retryable: retryAfterMs !== undefined,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    details: { resource, limit, current },
+    recoveryHint,
+  });
+}

@@ -1,3 +1,4 @@
+import { limitError } from './errors.js';
 import type { Request, Response, Route } from 'playwright-core';
 import { BAPError, ErrorCodes, type MethodResult, type NetworkEvent, type ParsedParams } from '@browseragentprotocol/protocol';
 import type { ContextEntry } from './contextEntry.js';
@@ -74,7 +75,10 @@ export class NetworkController {
   private nextRequest = 1;
   private nextRule = 1;
 
-  constructor(private readonly emit: Emit) {}
+  constructor(
+    private readonly emit: Emit,
+    private readonly maxRules: number,
+  ) {}
 
   watchPage(handle: PageHandle): void {
     const { page, id: pageId, contextId } = handle;
@@ -130,6 +134,9 @@ export class NetworkController {
       pauseMs: params.timeout ?? DEFAULT_PAUSE_MS,
     };
     if (existing) {
+      if (existing.rules.length >= this.maxRules) {
+        throw limitError('interceptRules', this.maxRules, existing.rules.length, 'Remove rules with network/intercept {patterns: []} before adding more.');
+      }
       existing.rules.push(rule);
       return { interceptId: rule.id, active: existing.rules.length };
     }

@@ -15,6 +15,7 @@ import type { Emit } from './events.js';
 import { FrameTracker } from './frames.js';
 import { locate, requireElement, type Target } from './locate.js';
 import { RefRegistry } from './refRegistry.js';
+import type { SessionGuards } from './session.js';
 
 export interface Timeouts {
   action: number;
@@ -39,8 +40,9 @@ export class PageHandle {
     readonly page: Page,
     readonly timeouts: Timeouts,
     emit: Emit,
+    readonly guards: SessionGuards,
   ) {
-    this.refs = new RefRegistry(page);
+    this.refs = new RefRegistry(page, guards.maxRefs);
     this.frames = new FrameTracker(page, timeouts.action);
     this.dialogs = new DialogController(page, id, emit);
     const now = Date.now;

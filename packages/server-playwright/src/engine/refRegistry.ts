@@ -1,3 +1,4 @@
+import { limitError } from './errors.js';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { BAPError, ErrorCodes, type AccessibilityNode } from '@browseragentprotocol/protocol';
 import { collectRefs, toAccessibilityNodes, type RawAriaNode } from './ariaTree.js';
@@ -34,7 +35,10 @@ export class RefRegistry {
   /** Set when the main frame navigates: role+name fallback must not hop to another document. */
   private navigatedSinceSnapshot = false;
 
-  constructor(private readonly page: Page) {
+  constructor(
+    private readonly page: Page,
+    private readonly maxRefs: number,
+  ) {
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) this.navigatedSinceSnapshot = true;
     });
@@ -98,8 +102,12 @@ export class RefRegistry {
 
   private remember(nodes: AccessibilityNode[]): void {
     const seen = new Map<string, number>();
+    const collected = collectRefs(nodes);
+    if (collected.size > this.maxRefs) {
+      throw limitError('refs', this.maxRefs, collected.size, 'Observe part of the page: pass a selector (or root) to snapshot one region.');
+    }
     this.refs = new Map();
-    for (const [ref, { role, name, inFrame }] of collectRefs(nodes)) {
+    for (const [ref, { role, name, inFrame }] of collected) {
       // Only main-frame refs can fall back to getByRole, so only they are counted for `nth`.
       const key = `${role}\u0000${name}`;
       const nth = seen.get(key) ?? 0;

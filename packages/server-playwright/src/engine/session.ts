@@ -13,11 +13,13 @@ import type { BrowserHost } from './browserHost.js';
 import { ContextEntry } from './contextEntry.js';
 import { clampedTimeouts } from './deadline.js';
 import { DownloadRegistry } from './downloads.js';
-import { firstLine, invalidField, toBAPError } from './errors.js';
+import { firstLine, invalidField, limitError, toBAPError } from './errors.js';
 import type { Emit } from './events.js';
 import { NetworkController } from './network.js';
 import { installWebMCPRecorder } from './pageScripts.js';
 import { PageHandle, type Timeouts } from './pageHandle.js';
+import type { DomainPolicy } from '../security/domainPolicy.js';
+import type { Redactor } from '../security/redactor.js';
 
 export interface SessionLimits {
   maxPages: number;
@@ -25,8 +27,19 @@ export interface SessionLimits {
   maxPagesPerContext: number;
 }
 
+/** What keeps a session's pages in bounds: the domain policy, the redactor, and size limits. */
+export interface SessionGuards {
+  policy: DomainPolicy;
+  redactor: Redactor;
+  /** Most element refs one snapshot may hold. */
+  maxRefs: number;
+  /** network/intercept rules one context may hold. */
+  maxInterceptRules: number;
+}
+
 export interface SessionOptions {
   timeouts: Timeouts;
+  guards: SessionGuards;
   /** Bounds what one reply can carry (download/get). */
   maxMessageBytes: number;
   limits: SessionLimits;
@@ -68,7 +81,7 @@ export class BrowserSession {
     private readonly host: BrowserHost,
     private readonly options: SessionOptions,
   ) {
-    this.network = new NetworkController(options.emit);
+    this.network = new NetworkController(options.emit, options.guards.maxInterceptRules);
     this.downloads = new DownloadRegistry(options.emit, options.maxMessageBytes);
   }
 
@@ -278,7 +291,7 @@ export class BrowserSession {
   private adopt(page: Page, entry: ContextEntry): PageHandle {
     const existing = this.handles.get(page);
     if (existing) return existing;
-    const handle = new PageHandle(`page-${this.nextPage++}`, entry.id, page, this.timeouts, this.options.emit);
+    const handle = new PageHandle(`page-${this.nextPage++}`, entry.id, page, this.timeouts, this.options.emit, this.options.guards);
     page.setDefaultTimeout(this.options.timeouts.action);
     page.setDefaultNavigationTimeout(this.options.timeouts.navigation);
     this.handles.set(page, handle);
@@ -331,14 +344,6 @@ export class BrowserSession {
     if (attached.alive) await Promise.all(entries.map((e) => e.context.close().catch(() => {})));
     await attached.release(immediate);
   }
-}
-
-function limitError(resource: string, limit: number, current: number, recoveryHint: string): BAPError {
-  return new BAPError(ErrorCodes.ResourceLimitExceeded, `Limit reached: at most ${limit} ${resource === 'pagesPerContext' ? 'pages per context' : resource} (${current} open).`, {
-    retryable: false,
-    details: { resource, limit, current },
-    recoveryHint,
-  });
 }
 
 function playwrightOptions(options: ContextOptions): BrowserContextOptions {

@@ -17,6 +17,8 @@ import { handlers, type HandlerContext } from './handlers.js';
 import { RequestLanes } from './lanes.js';
 import { StreamManager } from './streams.js';
 import type { SessionOwner, SessionRegistry, SessionState } from './sessions.js';
+import type { ServerSecurity } from '../security/serverSecurity.js';
+import type { Principal } from '../security/tokens.js';
 
 export interface ConnectionIO {
   send(text: string): void;
@@ -43,6 +45,8 @@ export class RpcConnection {
     private readonly registry: SessionRegistry,
     private readonly options: ResolvedServerOptions,
     private readonly io: ConnectionIO,
+    private readonly security: ServerSecurity,
+    private readonly principal: Principal,
   ) {
     this.owner = {
       send: (text) => {
@@ -101,7 +105,7 @@ export class RpcConnection {
 
   /** Opens (or resumes) the session named by initialize and builds the handlers' view of it. */
   private open(params: InitializeParams): HandlerContext {
-    const { state, resumed } = this.registry.open(params.sessionId, this.owner);
+    const { state, resumed } = this.registry.open(params.sessionId, this.owner, this.principal.name, this.security.guards(this.principal));
     this.state = state;
     const end = async (park: boolean) => {
       this.streams.closeAll();
@@ -120,6 +124,7 @@ export class RpcConnection {
       flushParked: () => setImmediate(() => state.flush()),
       streams: this.streams,
       run: (method, params) => this.execute(method, params, context),
+      respondToApproval: () => ({ acknowledged: false }),
     };
     return context;
   }

@@ -35,6 +35,8 @@ export interface HandlerContext {
   /** Sends the notifications a parked session collected, after the current reply. */
   flushParked(): void;
   streams: StreamManager;
+  /** Decides a waiting approval (approval/respond). */
+  respondToApproval(params: ParsedParams<'approval/respond'>): { acknowledged: boolean };
   /** Runs another method with validated params, as its own call would (agent/act steps). */
   run(method: MethodName, params: unknown): Promise<unknown>;
 }
@@ -165,4 +167,5 @@ export const handlers: Handlers = {
   'agent/extract': async ({ session }, p) => extract(await session.page(p.pageId), p),
   'agent/act': (ctx, p) => act(ctx, p),
   'stream/cancel': async ({ streams }, p) => streams.cancel(p.streamId),
+  'approval/respond': async (ctx, p) => ctx.respondToApproval(p),
 };

@@ -1,6 +1,7 @@
 import { JSONRPC_VERSION, type EventNotificationName, type NotificationParams } from '@browseragentprotocol/protocol';
 import type { BrowserHost } from '../engine/browserHost.js';
-import { BrowserSession } from '../engine/session.js';
+import { BAPError, ErrorCodes } from '@browseragentprotocol/protocol';
+import { BrowserSession, type SessionGuards } from '../engine/session.js';
 import type { ResolvedServerOptions } from '../options.js';
 import { Subscriptions } from './subscriptions.js';
 
@@ -22,14 +23,20 @@ export class SessionState {
   readonly subscriptions = new Subscriptions();
   owner: SessionOwner | null = null;
   private buffer: string[] = [];
+  /** Per page: events sent in the current second, and those dropped over the budget. */
+  private readonly eventBudget = new Map<string, { second: number; sent: number; dropped: number }>();
 
   constructor(
     readonly id: string | null,
+    /** The token name that opened the session; only the same token may resume it. */
+    readonly principal: string,
     host: BrowserHost,
-    options: ResolvedServerOptions,
+    private readonly options: ResolvedServerOptions,
+    guards: SessionGuards,
   ) {
     this.session = new BrowserSession(host, {
       timeouts: { action: options.actionTimeout, navigation: options.navigationTimeout },
+      guards,
       maxMessageBytes: options.maxMessageBytes,
       limits: { maxPages: options.maxPages, maxContexts: options.maxContexts, maxPagesPerContext: options.maxPagesPerContext },
       emit: (method, params) => this.emit(method, params),
@@ -45,7 +52,38 @@ export class SessionState {
 
   private emit<N extends EventNotificationName>(method: N, params: NotificationParams<N>): void {
     if (!this.subscriptions.accepts(method, params as never)) return;
-    const text = JSON.stringify({ jsonrpc: JSONRPC_VERSION, method, params });
+    if (!this.withinBudget((params as { pageId?: string }).pageId)) return;
+    this.deliver(JSON.stringify({ jsonrpc: JSONRPC_VERSION, method, params }));
+  }
+
+  /**
+   * Counts a page's event against its per-second budget. Events over it are dropped; when the
+   * second ends, limit/eventsDropped says how many.
+   */
+  private withinBudget(pageId: string | undefined): boolean {
+    if (!pageId) return true;
+    const second = Math.floor(Date.now() / 1000);
+    let budget = this.eventBudget.get(pageId);
+    if (!budget || budget.second !== second) {
+      budget = { second, sent: 0, dropped: 0 };
+      this.eventBudget.set(pageId, budget);
+      if (this.eventBudget.size > 1000) this.eventBudget.delete(this.eventBudget.keys().next().value!);
+    }
+    if (budget.sent < this.options.maxEventsPerSecond) {
+      budget.sent++;
+      return true;
+    }
+    if (budget.dropped++ === 0) {
+      const report = budget;
+      setTimeout(() => {
+        const params = { pageId, dropped: report.dropped, limit: this.options.maxEventsPerSecond, timestamp: Date.now() };
+        this.deliver(JSON.stringify({ jsonrpc: JSONRPC_VERSION, method: 'limit/eventsDropped', params }));
+      }, 1000 - (Date.now() % 1000)).unref();
+    }
+    return false;
+  }
+
+  private deliver(text: string): void {
     if (this.owner) return this.owner.send(text);
     if (this.id === null) return;
     this.buffer.push(text);
@@ -66,8 +104,15 @@ export class SessionRegistry {
     private readonly options: ResolvedServerOptions,
   ) {}
 
-  open(sessionId: string | undefined, owner: SessionOwner): { state: SessionState; resumed: boolean } {
+  /** Opens a new session or resumes the one named `sessionId`, which must belong to the same token. */
+  open(sessionId: string | undefined, owner: SessionOwner, principal: string, guards: SessionGuards): { state: SessionState; resumed: boolean } {
     const found = sessionId ? this.byId.get(sessionId) : undefined;
+    if (found && found.state.principal !== principal) {
+      throw new BAPError(ErrorCodes.Unauthorized, 'Unauthorized: this sessionId belongs to another token.', {
+        details: { field: 'params.sessionId' },
+        recoveryHint: 'Resume a session with the token that opened it, or use a new sessionId.',
+      });
+    }
     if (found) {
       clearTimeout(found.timer);
       delete found.timer;
@@ -76,7 +121,7 @@ export class SessionRegistry {
       previous?.replaced();
       return { state: found.state, resumed: true };
     }
-    const state = new SessionState(sessionId ?? null, this.host, this.options);
+    const state = new SessionState(sessionId ?? null, principal, this.host, this.options, guards);
     state.owner = owner;
     if (sessionId) this.byId.set(sessionId, { state });
     return { state, resumed: false };

@@ -7,6 +7,8 @@ import type { ResolvedServerOptions } from '../options.js';
 import { RpcConnection } from '../rpc/connection.js';
 import { SessionRegistry } from '../rpc/sessions.js';
 import { SERVER_VERSION } from '../version.js';
+import { ServerSecurity } from '../security/serverSecurity.js';
+import type { Principal } from '../security/tokens.js';
 import { normalizeOrigin, refusal } from './requestGuard.js';
 
 export interface RunningServer {
@@ -25,6 +27,7 @@ export interface RunningServer {
  * limit (up to four times it) still get a -32600 reply; beyond that the socket closes with 1009.
  */
 export async function listen(options: ResolvedServerOptions): Promise<RunningServer> {
+  const security = new ServerSecurity(options);
   const host = new BrowserHost({ headless: options.headless, chromiumPath: options.chromiumPath });
   const log = options.logger;
   const sessions = new SessionRegistry(host, options);
@@ -42,17 +45,25 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
       socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req));
+    const auth = security.tokens.authenticate(req);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if ('refusal' in auth) {
+        log.warn({ remote: req.socket.remoteAddress }, auth.refusal);
+        ws.close(1008, auth.refusal.slice(0, 120));
+        return;
+      }
+      accept(ws, req, auth.principal);
+    });
   });
 
-  function accept(ws: WebSocket, req: IncomingMessage): void {
+  function accept(ws: WebSocket, req: IncomingMessage, principal: Principal): void {
     const connection = new RpcConnection(sessions, options, {
       send: (text) => {
         if (ws.readyState === ws.OPEN) ws.send(text);
       },
       close: (code, reason) => ws.close(code, reason),
       buffered: () => ws.bufferedAmount,
-    });
+    }, security, principal);
     connections.add(connection);
     log.debug({ remote: req.socket.remoteAddress }, 'connection opened');
     ws.on('message', (data, isBinary) => {
