@@ -130,6 +130,7 @@ export const VALID_PARAMS: ReadonlyArray<readonly [string, Record<string, unknow
   ],
   ['agent/extract', { pageId: 'p-1', schema: { type: 'object' }, selector: { type: 'css', value: 'main' }, instruction: 'prices', maxItems: 5, timeout: 10 }],
   ['stream/cancel', { streamId: 'stream-1' }],
+  ['approval/respond', { requestId: 'r-1', decision: 'deny', reason: 'no' }],
   ['observe/dom', { options: { maxLength: 10 }, stream: true, chunkSize: 2048 }],
   ['shutdown', { saveState: true, closePages: false }],
 ];

@@ -8,11 +8,18 @@ export class TcpProxy {
     readonly port: number,
     private readonly sockets: Set<Socket>,
     private readonly upstream: Map<Socket, Socket>,
+    private readonly downstream: Buffer[],
   ) {}
+
+  /** Every byte the server sent through the proxy so far (WebSocket frames, unmasked), as text. */
+  received(): string {
+    return Buffer.concat(this.downstream).toString('latin1');
+  }
 
   static async start(targetPort: number): Promise<TcpProxy> {
     const sockets = new Set<Socket>();
     const upstream = new Map<Socket, Socket>();
+    const downstream: Buffer[] = [];
     const server = createServer((inbound) => {
       const outbound = createConnection({ host: '127.0.0.1', port: targetPort });
       upstream.set(outbound, inbound);
@@ -22,10 +29,11 @@ export class TcpProxy {
         s.on('close', () => sockets.delete(s));
         s.on('error', () => s.destroy());
       }
+      outbound.on('data', (chunk: Buffer) => downstream.push(chunk));
       inbound.pipe(outbound).pipe(inbound);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return new TcpProxy(server, (server.address() as AddressInfo).port, sockets, upstream);
+    return new TcpProxy(server, (server.address() as AddressInfo).port, sockets, upstream, downstream);
   }
 
   /** Destroys every proxied connection, both sides, without a WebSocket close handshake. */

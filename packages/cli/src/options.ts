@@ -11,11 +11,6 @@ export function integerIn(min: number, max: number): (value: string) => number {
   };
 }
 
-/** `http://127.0.0.1:9222`, with IPv6 hosts in brackets. */
-export function hostPort(scheme: 'ws' | 'http', host: string, port: number): string {
-  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
-}
-
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

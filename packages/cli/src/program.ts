@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerAudit } from './commands/audit.js';
 import { registerConnect } from './commands/connect.js';
 import { registerInfo } from './commands/info.js';
 import { registerServe } from './commands/serve.js';
@@ -13,6 +14,7 @@ export function createProgram(): Command {
   registerServe(program);
   registerInfo(program);
   registerConnect(program);
+  registerAudit(program);
   program.addHelpText(
     'after',
     '\nExamples:\n  bap serve --port 9222\n  bap info ws://127.0.0.1:9222\n  echo \'page/navigate {"url":"https://example.com"}\' | bap connect ws://127.0.0.1:9222',

@@ -12,6 +12,8 @@ import {
   type MethodResult,
   type NotificationName,
   type NotificationParams,
+  type ApprovalDecision,
+  type ApprovalRequired,
   type StreamStartResult,
   type StreamableMethod,
 } from '@browseragentprotocol/protocol';
@@ -26,9 +28,20 @@ import { openWebSocket, type CloseInfo } from './transport.js';
 /** Kept in step with package.json by a test. */
 export const CLIENT_INFO = { name: '@browseragentprotocol/client', version: '0.1.0' } as const;
 
+/** What an approval handler answers: a decision, optionally with a reason for the audit log. */
+export type ApprovalAnswer = ApprovalDecision | { decision: ApprovalDecision; reason?: string };
+
 export interface BAPClientOptions {
   /** Sent as `?token=` on the URL. */
   token?: string;
+  /**
+   * Asked whenever the server holds a request for human approval (approval/required); its answer
+   * is sent with approval/respond. Throwing or rejecting denies. Without it, listen for
+   * `approval/required` yourself and call `respondToApproval`.
+   */
+  onApprovalRequired?: (request: ApprovalRequired) => ApprovalAnswer | Promise<ApprovalAnswer>;
+  /** For wss:// with a private CA or a self-signed certificate (Node only). */
+  tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean };
   clientInfo?: { name: string; version: string };
   /** Milliseconds to wait for each response (default 30,000). Also bounds opening the socket. */
   requestTimeout?: number;
@@ -93,6 +106,8 @@ export class BAPClientCore {
   private readonly events: EventType[];
   private readonly reconnectPolicy: ReconnectPolicy | undefined;
   private readonly requestedSession: string | undefined;
+  private readonly approvalHandler: BAPClientOptions['onApprovalRequired'];
+  private readonly tls: BAPClientOptions['tls'];
   private readonly emitter = new Emitter<ClientEventMap>();
   private readonly streams = new StreamRouter();
   private state: State = 'idle';
@@ -112,6 +127,9 @@ export class BAPClientCore {
     this.events = options.events ?? ['page', 'console'];
     this.reconnectPolicy = reconnectPolicy(options.reconnect);
     this.requestedSession = options.sessionId === true ? randomSessionId() : options.sessionId;
+    this.approvalHandler = options.onApprovalRequired;
+    this.tls = options.tls;
+    if (this.approvalHandler) this.on('approval/required', (request) => void this.answerApproval(request));
     this.rpc = buildRpcNamespaces((method, params) => this.call(method, params));
   }
 
@@ -221,7 +239,7 @@ export class BAPClientCore {
   }
 
   private async open(sessionId: string | undefined): Promise<{ connection: RpcConnection; init: InitializeResult }> {
-    const transport = await openWebSocket(this.url, this.requestTimeout);
+    const transport = await openWebSocket(this.url, this.requestTimeout, this.tls);
     const connection: RpcConnection = new RpcConnection(transport, () => ++this.lastId, this.requestTimeout, {
       notification: (method, params) => this.receiveNotification(method, params),
       error: (error) => this.emitter.emit('error', error),
@@ -274,6 +292,24 @@ export class BAPClientCore {
     const parsed = notifications[name].safeParse(params);
     if (parsed.success) this.emitter.emit(name, parsed.data);
     else this.emitter.emit('error', new BAPClientError('EPROTOCOL', `Invalid ${name}: ${formatZodError(parsed.error).message}`));
+  }
+
+  /** Answers approval/required (`approve`, `approve-once`, `approve-session` or `deny`). */
+  respondToApproval(requestId: string, decision: ApprovalDecision, reason?: string): Promise<MethodResult<'approval/respond'>> {
+    return this.call('approval/respond', { requestId, decision, ...(reason === undefined ? {} : { reason }) });
+  }
+
+  private async answerApproval(request: ApprovalRequired): Promise<void> {
+    let answer: { decision: ApprovalDecision; reason?: string };
+    try {
+      const given = await this.approvalHandler!(request);
+      answer = typeof given === 'string' ? { decision: given } : given;
+    } catch (error) {
+      answer = { decision: 'deny', reason: `the approval handler failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    await this.respondToApproval(request.requestId, answer.decision, answer.reason).catch((error: unknown) => {
+      this.emitter.emit('error', error instanceof Error ? error : new Error(String(error)));
+    });
   }
 
   /** Pending calls have already been rejected with ECLOSED by the connection: they are never replayed. */

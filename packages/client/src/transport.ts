@@ -29,7 +29,7 @@ interface SocketLike {
   addEventListener(type: 'close', listener: (event: { code: number; reason: string }) => void): void;
   addEventListener(type: 'error', listener: (event: { message?: unknown }) => void): void;
 }
-type SocketConstructor = new (url: string) => SocketLike;
+type SocketConstructor = new (url: string, options?: object) => SocketLike;
 
 async function socketConstructor(): Promise<SocketConstructor> {
   if (typeof globalThis.WebSocket === 'function') return globalThis.WebSocket as unknown as SocketConstructor;
@@ -39,12 +39,13 @@ async function socketConstructor(): Promise<SocketConstructor> {
 }
 
 /** Opens a WebSocket; rejects with ECONNECT if it fails or is not open within `timeoutMs`. */
-export async function openWebSocket(url: string, timeoutMs: number): Promise<Transport> {
+export async function openWebSocket(url: string, timeoutMs: number, tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean }): Promise<Transport> {
   const Socket = await socketConstructor();
   return new Promise((resolve, reject) => {
     let socket: SocketLike;
     try {
-      socket = new Socket(url);
+      // Browsers take no options: their WebSocket trusts what the browser trusts.
+      socket = tls && typeof globalThis.WebSocket !== 'function' ? new Socket(url, tls) : new Socket(url);
     } catch (error) {
       reject(new BAPClientError('ECONNECT', `Cannot connect to ${url}: ${String(error)}`, { cause: error }));
       return;

@@ -71,13 +71,10 @@ export const TokenGrantSchema = z.strictObject({
 });
 export type TokenGrant = z.input<typeof TokenGrantSchema>;
 
-/** Tokens are secrets: at least 16 characters, no whitespace. */
-export const TokensFileSchema = z.record(z.string().regex(/^\S{16,512}$/, 'a token is 16 to 512 non-space characters'), TokenGrantSchema);
-
 export const ApprovalRuleSchema = z.strictObject({
   /** Shown in approval/required and the audit log. */
   name: z.string().min(1).max(100),
-  /** Any of these must match; a rule with an empty `match` matches every mutating request. */
+  /** Every criterion given must match (each list matches when any entry does); an empty `match` matches every mutating request. */
   match: z
     .strictObject({
       /** Method names (`action/click`); `action/*` matches a group. */
@@ -119,3 +116,28 @@ export const SecretSchema = z.union([
 /** `{ NAME: value | {value, domains} }`; agents write `{{secret:NAME}}` in fill and type values. */
 export const SecretsFileSchema = z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, "_", "." or "-"'), SecretSchema);
 export type SecretsFile = z.input<typeof SecretsFileSchema>;
+
+/** One line of the audit log (`bap serve --audit-log`): a request, or one step of an agent/act. */
+export const AuditEntrySchema = z.object({
+  /** ISO 8601, when the request arrived. */
+  time: z.iso.datetime({ offset: true }),
+  /** The client's remote address. */
+  client: z.string(),
+  /** The token's name; `local` on a server without tokens. */
+  token: z.string(),
+  session: z.string().nullable(),
+  method: z.string(),
+  /** The agent/act step index, 0-based; absent on a plain request. */
+  step: z.number().int().nonnegative().optional(),
+  /** Redacted: secrets, sensitive values and tokens never appear; long strings are abbreviated. */
+  params: z.unknown(),
+  /** `flagged`: an approval rule matched in audit mode; `limited`: refused by a rate limit. */
+  decision: z.enum(['allowed', 'refused', 'approved', 'denied', 'timeout', 'flagged', 'limited']),
+  /** The approval rule that decided. */
+  rule: z.string().optional(),
+  approver: z.string().optional(),
+  outcome: z.enum(['ok', 'error']),
+  error: z.object({ code: z.number().int(), message: z.string() }).optional(),
+  durationMs: z.number().nonnegative(),
+});
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { errorMessage, hostPort, integerIn } from '../options.js';
+import { errorMessage, integerIn } from '../options.js';
 
 interface ServeFlags {
   port: number;
@@ -15,6 +16,59 @@ interface ServeFlags {
   allowedHost?: string[];
   uploadDir?: string[];
   quiet?: boolean;
+  tokensFile?: string;
+  allowedDomain?: string[];
+  blockedDomain?: string[];
+  secretsFile?: string;
+  redact?: string[];
+  approvalFile?: string;
+  auditLog?: string;
+  auditMaxBytes?: number;
+  auditMaxFiles?: number;
+  tlsCert?: string;
+  tlsKey?: string;
+  requestsPerSecond?: number;
+  screenshotsPerMinute?: number;
+  maxConnectionsPerIp?: number;
+  maxPendingApprovals?: number;
+  maxSubscriptions?: number;
+  maxEventsPerSecond?: number;
+  maxRefs?: number;
+}
+
+/** A JSON file's contents, or a one-line reason it cannot be used. */
+function readJson(path: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read the ${what} ${path}: ${errorMessage(error)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`the ${what} ${path} is not valid JSON: ${errorMessage(error)}`);
+  }
+}
+
+/**
+ * Security settings from flags and the environment: `--tokens-file` or `$BAP_TOKENS` (the same
+ * JSON), `--secrets-file` plus `$BAP_SECRET_<NAME>` variables, `--approval-file`, TLS files.
+ */
+function securityOptions(flags: ServeFlags, env: NodeJS.ProcessEnv) {
+  const tokens = flags.tokensFile ? readJson(flags.tokensFile, 'tokens file') : env.BAP_TOKENS ? JSON.parse(env.BAP_TOKENS) : undefined;
+  const secrets: Record<string, unknown> = flags.secretsFile ? { ...(readJson(flags.secretsFile, 'secrets file') as object) } : {};
+  for (const [key, value] of Object.entries(env)) {
+    if (key.startsWith('BAP_SECRET_') && value) secrets[key.slice('BAP_SECRET_'.length)] = value;
+  }
+  if ((flags.tlsCert === undefined) !== (flags.tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together');
+  return {
+    tokens,
+    secrets,
+    approval: flags.approvalFile ? readJson(flags.approvalFile, 'approval file') : undefined,
+    audit: flags.auditLog ? { path: flags.auditLog, maxBytes: flags.auditMaxBytes, maxFiles: flags.auditMaxFiles } : undefined,
+    tls: flags.tlsCert && flags.tlsKey ? { cert: readFileSync(flags.tlsCert), key: readFileSync(flags.tlsKey) } : undefined,
+  };
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -22,29 +76,39 @@ async function serve(flags: ServeFlags): Promise<void> {
   const { startServer } = await import('@browseragentprotocol/server-playwright');
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer({
+    const options = {
       host: flags.host,
       port: flags.port,
       headless: !flags.headed,
-      ...(flags.browserPath === undefined ? {} : { chromiumPath: flags.browserPath }),
-      ...(flags.maxMessageSize === undefined ? {} : { maxMessageBytes: flags.maxMessageSize }),
-      ...(flags.maxContexts === undefined ? {} : { maxContexts: flags.maxContexts }),
-      ...(flags.maxPagesPerContext === undefined ? {} : { maxPagesPerContext: flags.maxPagesPerContext }),
-      ...(flags.sessionGrace === undefined ? {} : { sessionGraceMs: flags.sessionGrace }),
-      ...(flags.maxStreams === undefined ? {} : { maxStreams: flags.maxStreams }),
-      ...(flags.allowedOrigin === undefined ? {} : { allowedOrigins: flags.allowedOrigin }),
-      ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
-      ...(flags.uploadDir === undefined ? {} : { uploadDirs: flags.uploadDir }),
+      chromiumPath: flags.browserPath,
+      maxMessageBytes: flags.maxMessageSize,
+      maxContexts: flags.maxContexts,
+      maxPagesPerContext: flags.maxPagesPerContext,
+      sessionGraceMs: flags.sessionGrace,
+      maxStreams: flags.maxStreams,
+      allowedOrigins: flags.allowedOrigin,
+      allowedHosts: flags.allowedHost,
+      uploadDirs: flags.uploadDir,
+      allowedDomains: flags.allowedDomain,
+      blockedDomains: flags.blockedDomain,
+      redactPatterns: flags.redact,
+      requestsPerSecond: flags.requestsPerSecond,
+      screenshotsPerMinute: flags.screenshotsPerMinute,
+      maxConnectionsPerIp: flags.maxConnectionsPerIp,
+      maxPendingApprovals: flags.maxPendingApprovals,
+      maxSubscriptions: flags.maxSubscriptions,
+      maxEventsPerSecond: flags.maxEventsPerSecond,
+      maxRefs: flags.maxRefs,
+      ...securityOptions(flags, process.env),
       ...(flags.quiet ? { logger: false as const } : {}),
-    });
+    };
+    // Unset flags leave the server's defaults in place; the server validates the files' contents.
+    server = await startServer(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Parameters<typeof startServer>[0]);
   } catch (error) {
     process.stderr.write(`bap serve: cannot start the server: ${errorMessage(error).split('\n')[0]}\n`);
     process.exit(1);
   }
-  const { port } = server;
-  process.stdout.write(
-    `BAP server ready on ${hostPort('ws', flags.host, port)} (health: ${hostPort('http', flags.host, port)}/health)\n`,
-  );
+  process.stdout.write(`BAP server ready on ${server.url} (health: ${server.httpUrl}/health)\n`);
   const stop = async () => {
     try {
       await server.close();
@@ -59,6 +123,8 @@ async function serve(flags: ServeFlags): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+const collect = (value: string, all: string[] = []) => [...all, value];
+
 export function registerServe(program: Command): void {
   program
     .command('serve')
@@ -72,9 +138,27 @@ export function registerServe(program: Command): void {
     .option('--max-pages-per-context <n>', 'most pages per context (default 20)', integerIn(1, 1000))
     .option('--session-grace <ms>', 'how long a resumable session waits for its client to come back (default 60000)', integerIn(0, 86_400_000))
     .option('--max-streams <n>', 'most streams (stream: true results) one connection may run at once (default 3)', integerIn(1, 100))
-    .option('--allowed-origin <origin>', 'an origin whose web pages may connect, e.g. http://localhost:3000 (repeatable; default none)', (v: string, all: string[] = []) => [...all, v])
-    .option('--allowed-host <name>', 'a Host name requests may use (repeatable; default loopback names and the bound address)', (v: string, all: string[] = []) => [...all, v])
-    .option('--upload-dir <dir>', 'a directory action/upload may read paths from (repeatable; default none)', (dir: string, all: string[] = []) => [...all, dir])
+    .option('--allowed-origin <origin>', 'an origin whose web pages may connect, e.g. http://localhost:3000 (repeatable; default none)', collect)
+    .option('--allowed-host <name>', 'a Host name requests may use (repeatable; default loopback names and the bound address)', collect)
+    .option('--upload-dir <dir>', 'a directory action/upload may read paths from (repeatable; default none)', collect)
+    .option('--tokens-file <path>', 'JSON {token: {name, scopes, allowedDomains?, expiresAt?}} (or $BAP_TOKENS); without tokens only loopback clients may connect')
+    .option('--allowed-domain <pattern>', 'a host pages may reach: example.com, *.example.com, an IP or CIDR (repeatable; default any)', collect)
+    .option('--blocked-domain <pattern>', 'a host pages may never reach (repeatable; cloud metadata addresses always are)', collect)
+    .option('--secrets-file <path>', 'JSON {NAME: value | {value, domains}} agents type as {{secret:NAME}} (also $BAP_SECRET_<NAME>)')
+    .option('--redact <regex>', 'a pattern redacted from replies, events, logs and the audit log (repeatable)', collect)
+    .option('--approval-file <path>', 'JSON approval config {mode, rules, defaultAction, timeout, includeScreenshot}')
+    .option('--audit-log <path>', 'append one JSON line per request and agent/act step to this file')
+    .option('--audit-max-bytes <n>', 'rotate the audit log at this size (default 10 MiB)', integerIn(1_024, 2 ** 40))
+    .option('--audit-max-files <n>', 'rotated audit files kept (default 5)', integerIn(1, 1000))
+    .option('--tls-cert <path>', 'PEM certificate: serve wss:// and https://')
+    .option('--tls-key <path>', 'PEM private key for --tls-cert')
+    .option('--requests-per-second <n>', 'requests per second per client, bursts up to twice (default 100)', integerIn(1, 1_000_000))
+    .option('--screenshots-per-minute <n>', 'screenshots per minute per client (default 120)', integerIn(1, 1_000_000))
+    .option('--max-connections-per-ip <n>', 'open connections per remote address (default 32)', integerIn(1, 100_000))
+    .option('--max-pending-approvals <n>', 'approvals one session may have waiting (default 10)', integerIn(1, 10_000))
+    .option('--max-subscriptions <n>', 'network/intercept rules per context (default 50)', integerIn(1, 10_000))
+    .option('--max-events-per-second <n>', 'notifications per second per page; more are dropped and counted (default 500)', integerIn(1, 1_000_000))
+    .option('--max-refs <n>', 'element refs one snapshot may hold (default 50000)', integerIn(1, 10_000_000))
     .option('--quiet', 'no logs on stderr')
     .addHelpText('after', '\nPrints one line when ready:\n  BAP server ready on ws://127.0.0.1:9222 (health: http://127.0.0.1:9222/health)\nStops cleanly on SIGINT or SIGTERM.')
     .action(serve);

@@ -77,7 +77,7 @@ async function runStep(ctx: HandlerContext, p: ActParams, step: ParsedActStep, i
         }
       }
       // Default timeouts inside are cut to the deadline; the race catches a step that ignores them.
-      const result = await deadline.run(() => deadline.race(ctx.run(step.action, params)));
+      const result = await deadline.run(() => deadline.race(ctx.run(step.action, params, index)));
       return { ...describe(step, index), success: true, result, duration: Date.now() - started, retries };
     } catch (error) {
       const failure = toBAPError(error);

@@ -18,7 +18,7 @@ import { RequestLanes } from './lanes.js';
 import { StreamManager } from './streams.js';
 import type { SessionOwner, SessionRegistry, SessionState } from './sessions.js';
 import type { ServerSecurity } from '../security/serverSecurity.js';
-import type { Principal } from '../security/tokens.js';
+import { CallGate, type Caller, type CallRecord } from './gate.js';
 
 export interface ConnectionIO {
   send(text: string): void;
@@ -40,17 +40,19 @@ export class RpcConnection {
   private closed = false;
   private readonly owner: SessionOwner;
   private readonly streams: StreamManager;
+  private readonly gate: CallGate;
 
   constructor(
     private readonly registry: SessionRegistry,
     private readonly options: ResolvedServerOptions,
     private readonly io: ConnectionIO,
     private readonly security: ServerSecurity,
-    private readonly principal: Principal,
+    private readonly caller: Caller,
   ) {
+    this.gate = new CallGate(security, caller);
     this.owner = {
       send: (text) => {
-        if (!this.closed) io.send(text);
+        if (!this.closed) io.send(security.redactor.scrub(text));
       },
       replaced: () => {
         this.state = null;
@@ -103,12 +105,18 @@ export class RpcConnection {
     if (state) await this.registry.release(state, this.owner);
   }
 
+  /** The principal this connection authenticated as. */
+  get principal() {
+    return this.caller.principal;
+  }
+
   /** Opens (or resumes) the session named by initialize and builds the handlers' view of it. */
   private open(params: InitializeParams): HandlerContext {
-    const { state, resumed } = this.registry.open(params.sessionId, this.owner, this.principal.name, this.security.guards(this.principal));
+    const { state, resumed } = this.registry.open(params.sessionId, this.owner, this.caller.principal.name, this.security.guards(this.caller.principal));
     this.state = state;
     const end = async (park: boolean) => {
       this.streams.closeAll();
+      if (!park) this.security.approvals.forget(state.session);
       this.state = null;
       this.context = null;
       if (park) await this.registry.release(state, this.owner);
@@ -123,8 +131,8 @@ export class RpcConnection {
       endSession: end,
       flushParked: () => setImmediate(() => state.flush()),
       streams: this.streams,
-      run: (method, params) => this.execute(method, params, context),
-      respondToApproval: () => ({ acknowledged: false }),
+      run: (method, params, step) => this.audited(method, params, step, context, (record) => this.execute(method, params as Record<string, unknown>, context, record)),
+      respondToApproval: (p) => this.security.approvals.respond(p, this.caller.principal.name),
     };
     return context;
   }
@@ -165,6 +173,10 @@ export class RpcConnection {
         recoveryHint: 'The initialize result lists every method under capabilities.methods.',
       });
     }
+    return this.audited(method, rawParams, undefined, this.context, (record) => this.admitAndRun(method, rawParams, after, record));
+  }
+
+  private async admitAndRun(method: MethodName, rawParams: Record<string, unknown>, after: (() => void)[], record: CallRecord): Promise<unknown> {
     if (method === 'initialize' && this.context) {
       throw new BAPError(ErrorCodes.AlreadyInitialized, 'Already initialized: initialize may be called once per connection.');
     }
@@ -173,6 +185,8 @@ export class RpcConnection {
         recoveryHint: 'Send initialize {protocolVersion, clientInfo} first.',
       });
     }
+    this.gate.authorize(method);
+    this.gate.meter();
     const spec = methods[method];
     const parsed = spec.params.safeParse(rawParams);
     if (!parsed.success) {
@@ -180,29 +194,63 @@ export class RpcConnection {
       throw new BAPError(ErrorCodes.InvalidParams, `Invalid params: ${message}`, { details: { issues } });
     }
     const params = parsed.data as Record<string, unknown>;
+    // A sequence the token cannot finish is refused before its first step runs.
+    if (method === 'agent/act') for (const step of params.steps as { action: MethodName }[]) this.gate.authorize(step.action);
     const context = method === 'initialize' ? (this.context = this.open(params as InitializeParams)) : this.context!;
     const pageKey = () => (typeof params.pageId === 'string' ? params.pageId : (context.session.activePageId ?? '(new)'));
     const streamed = 'stream' in spec && params.stream === true ? spec.stream : undefined;
     const place = streamed ? this.streams.reserve(streamed, params.chunkSize as number | undefined) : undefined;
     let result: unknown;
     try {
-      result = await this.lanes.run(spec.lane, pageKey, () => this.execute(method, params, context));
+      result = await this.lanes.run(spec.lane, pageKey, () => this.execute(method, params, context, record));
     } catch (error) {
       place?.release();
       throw error;
     }
     if (!place) return result;
-    const { start, send } = place.open(result as Record<string, unknown>);
+    const { start, send } = place.open(this.security.redactor.scrubValue(result) as Record<string, unknown>);
     after.push(send);
     return start;
   }
 
-  /** Runs one validated call: the handler, then the result check. agent/act steps come through here too. */
-  private async execute(method: MethodName, params: unknown, context: HandlerContext): Promise<unknown> {
+  /** Runs one validated call: the gate (approval, secrets), the handler, then the result check. agent/act steps come through here too. */
+  private async execute(method: MethodName, params: Record<string, unknown>, context: HandlerContext, record: CallRecord): Promise<unknown> {
+    const admitted = await this.gate.admit(method, params, context.session, (name, p) => this.state?.notify(name, p), record);
     const run = handlers[method] as (ctx: HandlerContext, p: unknown) => Promise<unknown>;
-    const result = await run(context, params);
+    const result = await run(context, admitted);
     if (this.options.validateResults) this.checkResult(method, result);
     return result;
+  }
+
+  /** Runs `fn` and writes its audit line (a request, or one agent/act step), whatever the outcome. */
+  private async audited<T>(method: string, params: unknown, step: number | undefined, context: HandlerContext | null, fn: (record: CallRecord) => Promise<T>): Promise<T> {
+    const record: CallRecord = { decision: 'allowed' };
+    const started = Date.now();
+    let failure: BAPError | undefined;
+    try {
+      return await fn(record);
+    } catch (error) {
+      failure = toBAPError(error);
+      if (record.decision === 'allowed') record.decision = refusalKind(failure) ?? 'allowed';
+      throw error;
+    } finally {
+      const { redactor } = this.security;
+      const entry = {
+        time: new Date(started).toISOString(),
+        client: this.caller.remote,
+        token: this.caller.principal.name,
+        session: context?.sessionId ?? null,
+        method,
+        ...(step !== undefined ? { step } : {}),
+        params: redactor.scrubValue(abbreviated(params)),
+        ...record,
+        outcome: failure ? ('error' as const) : ('ok' as const),
+        ...(failure ? { error: { code: failure.code, message: redactor.scrub(failure.message) } } : {}),
+        durationMs: Date.now() - started,
+      };
+      this.security.audit?.record(entry);
+      this.security.log.debug({ audit: entry }, `${method} ${entry.outcome}`);
+    }
   }
 
   private checkResult(method: MethodName, result: unknown): void {
@@ -213,9 +261,26 @@ export class RpcConnection {
     }
   }
 
+  /** Objects are scrubbed of secrets on their way out; strings are stream chunks, scrubbed at their source. */
   private reply(response: JSONRPCResponse | JSONRPCResponse[] | string): void {
-    if (!this.closed) this.io.send(typeof response === 'string' ? response : JSON.stringify(response));
+    if (!this.closed) this.io.send(typeof response === 'string' ? response : JSON.stringify(this.security.redactor.scrubValue(response)));
   }
+}
+
+/** Params with long strings (upload contents, big values) cut to their length, for the audit log. */
+function abbreviated(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > 1_024 ? `[${value.length} characters]` : value;
+  if (Array.isArray(value)) return value.map(abbreviated);
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, abbreviated(v)]));
+  return value;
+}
+
+/** How the audit log names a refusal that came before the handler ran. */
+function refusalKind(error: BAPError): CallRecord['decision'] | undefined {
+  if (error.code === ErrorCodes.Unauthorized || error.code === ErrorCodes.DomainNotAllowed) return 'refused';
+  const resource = (error.data?.details as { resource?: string } | undefined)?.resource;
+  if (resource === 'requestsPerSecond' || resource === 'screenshotsPerMinute') return 'limited';
+  return undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

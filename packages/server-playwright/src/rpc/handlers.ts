@@ -38,7 +38,7 @@ export interface HandlerContext {
   /** Decides a waiting approval (approval/respond). */
   respondToApproval(params: ParsedParams<'approval/respond'>): { acknowledged: boolean };
   /** Runs another method with validated params, as its own call would (agent/act steps). */
-  run(method: MethodName, params: unknown): Promise<unknown>;
+  run(method: MethodName, params: unknown, step?: number): Promise<unknown>;
 }
 
 type Handler<M extends MethodName> = (ctx: HandlerContext, params: ParsedParams<M>) => Promise<MethodResult<M>>;

@@ -83,6 +83,11 @@ export class SessionState {
     return false;
   }
 
+  /** Sends a notification that no subscription filters (approval/required). */
+  notify(method: string, params: unknown): void {
+    this.deliver(JSON.stringify({ jsonrpc: JSONRPC_VERSION, method, params }));
+  }
+
   private deliver(text: string): void {
     if (this.owner) return this.owner.send(text);
     if (this.id === null) return;

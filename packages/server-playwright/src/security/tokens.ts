@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import { TokensFileSchema, expandScopes, formatZodError, type TokenGrant } from '@browseragentprotocol/protocol';
+import { TokenGrantSchema, expandScopes, formatZodError, type TokenGrant } from '@browseragentprotocol/protocol';
 
 /** Who is calling: the token's name and grant, or `local` (every scope) when no tokens are configured. */
 export interface Principal {
@@ -13,6 +13,8 @@ export interface Principal {
 }
 
 export const LOCAL_PRINCIPAL: Principal = { name: 'local', scopes: ['*'], allowedDomains: undefined, expiresAt: undefined };
+
+const TOKEN = /^\S{16,512}$/;
 
 interface Entry {
   digest: Buffer;
@@ -28,18 +30,24 @@ export class TokenTable {
   readonly secrets: string[];
 
   constructor(tokens: Record<string, TokenGrant> | undefined) {
-    const parsed = TokensFileSchema.safeParse(tokens ?? {});
-    if (!parsed.success) throw new Error(`Invalid tokens: ${formatZodError(parsed.error, 'tokens').message}`);
-    this.secrets = Object.keys(parsed.data);
-    this.entries = Object.entries(parsed.data).map(([token, grant]) => ({
-      digest: digest(token),
-      principal: {
-        name: grant.name,
-        scopes: expandScopes(grant.scopes),
-        allowedDomains: grant.allowedDomains,
-        expiresAt: grant.expiresAt === undefined ? undefined : typeof grant.expiresAt === 'number' ? grant.expiresAt : Date.parse(grant.expiresAt),
-      },
-    }));
+    this.secrets = Object.keys(tokens ?? {});
+    this.entries = Object.entries(tokens ?? {}).map(([token, given], i) => {
+      // Errors name the token by its position and name, never by the token itself.
+      const label = `tokens[${i}]${typeof given?.name === 'string' ? ` ("${given.name}")` : ''}`;
+      if (!TOKEN.test(token)) throw new Error(`Invalid tokens: ${label}: a token is 16 to 512 non-space characters.`);
+      const parsed = TokenGrantSchema.safeParse(given);
+      if (!parsed.success) throw new Error(`Invalid tokens: ${formatZodError(parsed.error, label).message}`);
+      const grant = parsed.data;
+      return {
+        digest: digest(token),
+        principal: {
+          name: grant.name,
+          scopes: expandScopes(grant.scopes),
+          allowedDomains: grant.allowedDomains,
+          expiresAt: grant.expiresAt === undefined ? undefined : typeof grant.expiresAt === 'number' ? grant.expiresAt : Date.parse(grant.expiresAt),
+        },
+      };
+    });
   }
 
   get enabled(): boolean {

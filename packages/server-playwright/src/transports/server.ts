@@ -1,4 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BAPError, ErrorCodes, PROTOCOL_VERSION } from '@browseragentprotocol/protocol';
@@ -8,7 +10,7 @@ import { RpcConnection } from '../rpc/connection.js';
 import { SessionRegistry } from '../rpc/sessions.js';
 import { SERVER_VERSION } from '../version.js';
 import { ServerSecurity } from '../security/serverSecurity.js';
-import type { Principal } from '../security/tokens.js';
+import type { Caller } from '../rpc/gate.js';
 import { normalizeOrigin, refusal } from './requestGuard.js';
 
 export interface RunningServer {
@@ -29,41 +31,47 @@ export interface RunningServer {
 export async function listen(options: ResolvedServerOptions): Promise<RunningServer> {
   const security = new ServerSecurity(options);
   const host = new BrowserHost({ headless: options.headless, chromiumPath: options.chromiumPath });
-  const log = options.logger;
+  const log = security.log;
   const sessions = new SessionRegistry(host, options);
   const connections = new Set<RpcConnection>();
-  const http = createServer((req, res) => route(req, res));
+  const http = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, route) : createServer(route);
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes * 4, perMessageDeflate: false });
 
   const guard = { allowedOrigins: options.allowedOrigins.map(normalizeOrigin), allowedHosts: options.allowedHosts, boundHost: options.host };
 
   http.on('upgrade', (req, socket, head) => {
     const refused = refusal(req, guard);
+    const remote = req.socket.remoteAddress ?? 'unknown';
     if (refused) {
-      log.warn({ remote: req.socket.remoteAddress, origin: req.headers.origin, host: req.headers.host }, refused);
-      const body = JSON.stringify({ error: 'forbidden', message: refused });
-      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-      return;
+      log.warn({ remote, origin: req.headers.origin, host: req.headers.host }, refused);
+      return refuseUpgrade(socket, 403, 'Forbidden', { error: 'forbidden', message: refused });
+    }
+    if (!security.connections.acquire(remote)) {
+      const message = `Too many connections from ${remote}: at most ${options.maxConnectionsPerIp}.`;
+      log.warn({ remote }, message);
+      return refuseUpgrade(socket, 429, 'Too Many Requests', { error: 'too many connections', message, limit: options.maxConnectionsPerIp });
     }
     const auth = security.tokens.authenticate(req);
     wss.handleUpgrade(req, socket, head, (ws) => {
+      ws.once('close', () => security.connections.release(remote));
       if ('refusal' in auth) {
-        log.warn({ remote: req.socket.remoteAddress }, auth.refusal);
+        // Close code 1008 (policy violation) with the reason, as BAP clients expect.
+        log.warn({ remote }, auth.refusal);
         ws.close(1008, auth.refusal.slice(0, 120));
         return;
       }
-      accept(ws, req, auth.principal);
+      accept(ws, req, { principal: auth.principal, remote });
     });
   });
 
-  function accept(ws: WebSocket, req: IncomingMessage, principal: Principal): void {
+  function accept(ws: WebSocket, req: IncomingMessage, caller: Caller): void {
     const connection = new RpcConnection(sessions, options, {
       send: (text) => {
         if (ws.readyState === ws.OPEN) ws.send(text);
       },
       close: (code, reason) => ws.close(code, reason),
       buffered: () => ws.bufferedAmount,
-    }, security, principal);
+    }, security, caller);
     connections.add(connection);
     log.debug({ remote: req.socket.remoteAddress }, 'connection opened');
     ws.on('message', (data, isBinary) => {
@@ -100,12 +108,16 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
   });
   const port = (http.address() as AddressInfo).port;
   const hostname = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const secure = options.tls ? 's' : '';
   return {
-    url: `ws://${hostname}:${port}`,
-    httpUrl: `http://${hostname}:${port}`,
+    url: `ws${secure}://${hostname}:${port}`,
+    httpUrl: `http${secure}://${hostname}:${port}`,
     port,
     stats: async () => ({ connections: connections.size, resumableSessions: sessions.size, ...(await host.stats()) }),
-    close: () => shutdown(http, wss, connections, sessions, host),
+    close: async () => {
+      await shutdown(http, wss, connections, sessions, host);
+      security.close();
+    },
   };
 }
 
@@ -117,6 +129,11 @@ async function shutdown(http: Server, wss: WebSocketServer, connections: Set<Rpc
   http.closeAllConnections();
   await new Promise<void>((resolve) => http.close(() => resolve()));
   await host.close();
+}
+
+function refuseUpgrade(socket: Duplex, status: number, text: string, body: unknown): void {
+  const payload = JSON.stringify(body);
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`);
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
