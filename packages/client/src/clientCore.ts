@@ -279,6 +279,7 @@ export class BAPClientCore {
   }
 
   private adopt(connection: RpcConnection, init: InitializeResult): void {
+    connection.maxMessageBytes = init.capabilities.limits.maxMessageBytes;
     this.connection = connection;
     this.init = init;
     this.state = 'open';

@@ -170,9 +170,18 @@ export class RpcConnection {
     });
   }
 
+  /** The server's message limit, from its initialize result: larger requests are refused here, not sent. */
+  maxMessageBytes = Infinity;
+
   private async trySend(payload: unknown): Promise<void> {
     if (!this.open) throw new BAPClientError('ECLOSED', 'Not connected');
-    this.transport.send(JSON.stringify(payload));
+    const text = JSON.stringify(payload);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: only long texts need counting.
+    const bytes = text.length * 3 > this.maxMessageBytes ? new TextEncoder().encode(text).length : 0;
+    if (bytes > this.maxMessageBytes) {
+      throw new BAPClientError('ETOOLARGE', `The request is ${bytes} bytes, over the server's limit of ${this.maxMessageBytes} bytes; it was not sent.`);
+    }
+    this.transport.send(text);
   }
 
   /** Ids come from the client's counter but skip any a raw message chose, so replies cannot be confused. */

@@ -10,8 +10,9 @@
  * | `EPROTOCOL` | The server sent something that is not BAP JSON-RPC, or a request id was already in use.  |
  * | `EVERSION`  | The server speaks a protocol major version this client does not.                         |
  * | `ESTREAM`   | A stream arrived incomplete: a chunk missing, the size or the SHA-256 checksum wrong.     |
+ * | `ETOOLARGE` | The request is larger than the server's `maxMessageBytes`: it was not sent.              |
  */
-export type BAPClientErrorCode = 'ECONNECT' | 'ETIMEOUT' | 'ECLOSED' | 'EPROTOCOL' | 'EVERSION' | 'ESTREAM';
+export type BAPClientErrorCode = 'ECONNECT' | 'ETIMEOUT' | 'ECLOSED' | 'EPROTOCOL' | 'EVERSION' | 'ESTREAM' | 'ETOOLARGE';
 
 export class BAPClientError extends Error {
   override readonly name = 'BAPClientError';

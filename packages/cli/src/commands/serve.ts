@@ -51,6 +51,12 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
+function readPem(path: string, flag: string): Buffer {
+  const pem = readFileSync(path);
+  if (!pem.includes('-----BEGIN ')) throw new Error(`${flag} ${path} is not a PEM file`);
+  return pem;
+}
+
 /**
  * Security settings from flags and the environment: `--tokens-file` or `$BAP_TOKENS` (the same
  * JSON), `--secrets-file` plus `$BAP_SECRET_<NAME>` variables, `--approval-file`, TLS files.
@@ -67,7 +73,7 @@ function securityOptions(flags: ServeFlags, env: NodeJS.ProcessEnv) {
     secrets,
     approval: flags.approvalFile ? readJson(flags.approvalFile, 'approval file') : undefined,
     audit: flags.auditLog ? { path: flags.auditLog, maxBytes: flags.auditMaxBytes, maxFiles: flags.auditMaxFiles } : undefined,
-    tls: flags.tlsCert && flags.tlsKey ? { cert: readFileSync(flags.tlsCert), key: readFileSync(flags.tlsKey) } : undefined,
+    tls: flags.tlsCert && flags.tlsKey ? { cert: readPem(flags.tlsCert, '--tls-cert'), key: readPem(flags.tlsKey, '--tls-key') } : undefined,
   };
 }
 

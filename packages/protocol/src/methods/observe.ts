@@ -24,6 +24,12 @@ export const ScreenshotParamsSchema = z.strictObject({
       scale: z.enum(['css', 'device']).optional(),
       /** Elements painted over with a solid box. */
       mask: z.array(SelectorSchema).max(100).optional(),
+      /**
+       * Paint over password and card fields (`input[type=password]`, and inputs whose
+       * `autocomplete` names a password or starts with `cc-`) in every frame, as `mask` does.
+       * Default true; false shows them as the page does.
+       */
+      maskSensitive: z.boolean().optional(),
       omitBackground: z.boolean().optional(),
       /** Draw set-of-marks labels over interactive elements (the page itself is not touched). */
       annotate: AnnotateOptionsSchema.optional(),

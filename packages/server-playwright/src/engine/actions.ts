@@ -9,6 +9,7 @@ import {
 } from '@browseragentprotocol/protocol';
 import { defined, toBAPError } from './errors.js';
 import type { PageHandle } from './pageHandle.js';
+import { focusIsSensitive, isSensitiveField, learnSecret } from './secrets.js';
 
 type P<M extends MethodName> = ParsedParams<M>;
 
@@ -50,16 +51,39 @@ export async function type(h: PageHandle, p: P<'action/type'>): Promise<object> 
   const target = await h.target(p.selector);
   const timeout = timeoutOf(h, p.options);
   await act('action/type', p.selector, timeout, async () => {
+    // A secret is inserted in one go: typed key by key, a page echoing each keystroke would show its prefixes.
+    const secret = (sensitive: boolean) => sensitive || h.guards.redactor.scrub(p.text) !== p.text;
     if (target.kind === 'point') {
       await h.page.mouse.click(target.x, target.y);
+      const sensitive = await focusIsSensitive(h.page);
+      if (sensitive) learnSecret(h.guards.redactor, p.text);
       if (p.options?.clear) await selectAllAndDelete(h.page);
-      await h.page.keyboard.type(p.text, defined({ delay: p.options?.delay }));
+      if (secret(sensitive)) await h.page.keyboard.insertText(p.text);
+      else await h.page.keyboard.type(p.text, defined({ delay: p.options?.delay }));
       return;
     }
-    if (p.options?.clear) await target.locator.clear({ timeout });
-    await target.locator.pressSequentially(p.text, defined({ delay: p.options?.delay, timeout }));
+    const { left, sensitive } = await learnIfSensitive(h, target.locator, p.text, timeout);
+    if (p.options?.clear) await target.locator.clear({ timeout: left() });
+    if (secret(sensitive)) {
+      await target.locator.focus({ timeout: left() });
+      await h.page.keyboard.insertText(p.text);
+    } else {
+      await target.locator.pressSequentially(p.text, defined({ delay: p.options?.delay, timeout: left() }));
+    }
   });
   return {};
+}
+
+/**
+ * Registers `value` with the redactor when the element is a password or card field, before it
+ * is written, so nothing the page does with it (events, requests, traces) can carry it out.
+ * Returns whether it is, and the time left of `timeout` for the action itself (0, no limit, stays 0).
+ */
+async function learnIfSensitive(h: PageHandle, locator: Locator, value: string, timeout: number): Promise<{ left: () => number; sensitive: boolean }> {
+  const start = Date.now();
+  const sensitive = await isSensitiveField(locator, timeout);
+  if (sensitive) learnSecret(h.guards.redactor, value);
+  return { left: () => (timeout === 0 ? 0 : Math.max(1, timeout - (Date.now() - start))), sensitive };
 }
 
 async function selectAllAndDelete(page: Page): Promise<void> {
@@ -70,7 +94,10 @@ async function selectAllAndDelete(page: Page): Promise<void> {
 export async function fill(h: PageHandle, p: P<'action/fill'>): Promise<object> {
   const locator = await h.element(p.selector, 'action/fill');
   const timeout = timeoutOf(h, p.options);
-  await act('action/fill', p.selector, timeout, () => locator.fill(p.value, defined({ force: p.options?.force, timeout })));
+  await act('action/fill', p.selector, timeout, async () => {
+    const { left } = await learnIfSensitive(h, locator, p.value, timeout);
+    await locator.fill(p.value, defined({ force: p.options?.force, timeout: left() }));
+  });
   return {};
 }
 

@@ -1,3 +1,4 @@
+import type { Locator } from 'playwright-core';
 import {
   BAPError,
   ErrorCodes,
@@ -14,6 +15,7 @@ import { markCandidates, placeTargets, type MarkTarget, type TargetFilter } from
 import { MarksWorld, type Mark, type MarkStyle, type PageView } from './marksRenderer.js';
 import { raster, type ScreenshotOptions } from './observe.js';
 import type { PageHandle } from './pageHandle.js';
+import { sensitiveFieldMasks } from './secrets.js';
 
 /** The defaults of `options.annotate`, documented in docs/set-of-marks.md. */
 const DEFAULTS = {
@@ -54,14 +56,17 @@ export async function annotatedScreenshot(h: PageHandle, p: ParsedParams<'observ
     const { area, fullPage, clip } = capturedArea(view, o, element);
     const nodes = await h.refs.capture({ frame: h.frames.current(), boxes: true, timeout });
     // The shot does not depend on which elements get marks: take it while they are placed.
-    const [png, targets, masks] = await Promise.all([
+    const [shot, targets, masks, secrets] = await Promise.all([
       // Playwright hides the caret through an inline style on every field and leaves `style=""` behind.
-      raster(h, null, { ...o, format: 'png', timeout, fullPage, clip, caret: 'initial' }),
+      // Its masks are elements added to the page: sensitive fields are painted over off the page instead.
+      raster(h, null, { ...o, maskSensitive: false, format: 'png', timeout, fullPage, clip, caret: 'initial' }),
       placeTargets(h.page, markCandidates(nodes, settings.filter), timeout),
       maskBoxes(h, o.mask ?? []),
+      o.maskSensitive === false ? [] : boxesOf(sensitiveFieldMasks(h.page)),
     ]);
-    const scale = imageSize(png).width / area.width;
+    const scale = imageSize(shot).width / area.width;
     const scroll = { x: view.scrollX, y: view.scrollY };
+    const png = secrets.length ? await paintOver(h, shot, secrets.map((b) => imageRect(b, { area, scale, scroll }))) : shot;
     const { marks, annotations } = layOut(targets, { area, scale, scroll, masks, settings });
     const quality = o.quality ?? DEFAULTS.quality;
     const data = await world.draw(png, marks, markStyle(settings, scale), { format, quality });
@@ -127,9 +132,59 @@ async function elementBox(h: PageHandle, selector: NonNullable<ParsedParams<'obs
 
 /** Boxes of every masked element, in viewport CSS pixels: what a mask hides gets no mark naming it. */
 async function maskBoxes(h: PageHandle, selectors: NonNullable<ScreenshotOptions['mask']>): Promise<BoundingBox[]> {
-  const locators = await Promise.all(selectors.map((s) => h.element(s, 'observe/screenshot mask')));
+  return boxesOf(await Promise.all(selectors.map((s) => h.element(s, 'observe/screenshot mask'))));
+}
+
+/** Boxes of every element the locators match, in viewport CSS pixels; hidden ones have none. */
+async function boxesOf(locators: readonly Locator[]): Promise<BoundingBox[]> {
   const boxes = await Promise.all(locators.map(async (l) => Promise.all((await l.all()).map((e) => e.boundingBox()))));
   return boxes.flat().filter((b): b is BoundingBox => b !== null);
+}
+
+/** A viewport box as the whole image pixels it touches. */
+function imageRect(b: BoundingBox, { area, scale, scroll }: Pick<Layout, 'area' | 'scale' | 'scroll'>): BoundingBox {
+  const x = Math.floor((b.x + scroll.x - area.x) * scale);
+  const y = Math.floor((b.y + scroll.y - area.y) * scale);
+  const right = Math.ceil((b.x + b.width + scroll.x - area.x) * scale);
+  const bottom = Math.ceil((b.y + b.height + scroll.y - area.y) * scale);
+  return { x, y, width: right - x, height: bottom - y };
+}
+
+/** Playwright's mask colour, so a sensitive field looks the same in every screenshot. */
+const MASK_COLOUR = '#FF00FF';
+const MASK_WORLD = '__bap_masks__';
+
+/** The PNG with `rects` (image pixels) filled in the mask colour, in an isolated world of the page as marks are drawn. */
+async function paintOver(h: PageHandle, png: Buffer, rects: BoundingBox[]): Promise<Buffer> {
+  const cdp = await h.cdp();
+  const { frameTree } = await cdp.send('Page.getFrameTree');
+  const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: MASK_WORLD });
+  const reply = await cdp.send('Runtime.callFunctionOn', {
+    functionDeclaration: fillRects.toString(),
+    executionContextId,
+    arguments: [{ value: { png: png.toString('base64'), rects, colour: MASK_COLOUR } }],
+    awaitPromise: true,
+    returnByValue: true,
+  });
+  if (reply.exceptionDetails) throw new Error(`Masking failed: ${reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text}`);
+  return Buffer.from(reply.result.value as string, 'base64');
+}
+
+/** Runs in the isolated world from its source text: self-contained. */
+async function fillRects(args: { png: string; rects: BoundingBox[]; colour: string }): Promise<string> {
+  const raw = atob(args.png);
+  const bytes = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+  const image = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+  const canvas = new OffscreenCanvas(image.width, image.height);
+  const g = canvas.getContext('2d')!;
+  g.drawImage(image, 0, 0);
+  g.fillStyle = args.colour;
+  for (const r of args.rects) g.fillRect(r.x, r.y, r.width, r.height);
+  const out = new Uint8Array(await (await canvas.convertToBlob({ type: 'image/png' })).arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < out.length; i += 0x8000) binary += String.fromCharCode(...out.subarray(i, i + 0x8000));
+  return btoa(binary);
 }
 
 interface Layout {

@@ -11,9 +11,11 @@ import {
   type ParsedParams,
   type StorageState,
 } from '@browseragentprotocol/protocol';
+import type { Redactor } from '../security/redactor.js';
 import type { ContextEntry } from './contextEntry.js';
 import { defined, invalidField, toBAPError } from './errors.js';
 import type { PageHandle } from './pageHandle.js';
+import { redactTrace } from './secrets.js';
 
 type P<M extends MethodName> = ParsedParams<M>;
 type Empty = Record<string, never>;
@@ -107,7 +109,12 @@ export async function startTrace(entry: ContextEntry, p: P<'trace/start'>): Prom
   return {};
 }
 
-export async function stopTrace(entry: ContextEntry): Promise<MethodResult<'trace/stop'>> {
+/**
+ * Ends the context's trace and returns its zip with no field secret in it (see redactTrace):
+ * `redactor` is the session's, which knows every value typed into a password or card field;
+ * without it, only the values still on the context's pages are taken out.
+ */
+export async function stopTrace(entry: ContextEntry, redactor: Redactor): Promise<MethodResult<'trace/stop'>> {
   if (!entry.tracing) {
     throw new BAPError(ErrorCodes.InvalidParams, `No trace of context "${entry.id}" is recording.`, {
       recoveryHint: 'Call trace/start first.',
@@ -118,7 +125,7 @@ export async function stopTrace(entry: ContextEntry): Promise<MethodResult<'trac
     const path = join(dir, 'trace.zip');
     entry.tracing = false;
     await entry.context.tracing.stop({ path });
-    const data = await readFile(path);
+    const data = Buffer.from(await redactTrace(await readFile(path), entry.context.pages(), redactor));
     return { data: data.toString('base64'), size: data.length, contentType: 'application/zip' };
   } finally {
     await rm(dir, { recursive: true, force: true });

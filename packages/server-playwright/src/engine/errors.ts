@@ -111,7 +111,14 @@ export function defined<T extends object>(options: T | undefined): T {
   return Object.fromEntries(Object.entries(options ?? {}).filter(([, v]) => v !== undefined)) as T;
 }
 
-const LIMIT_LABELS: Record<string, string> = { pagesPerContext: 'pages per context', interceptRules: 'network/intercept rules per context', refs: 'element refs per snapshot' };
+const LIMIT_LABELS: Record<string, string> = {
+  pagesPerContext: 'pages per context',
+  interceptRules: 'network/intercept rules per context',
+  refs: 'element refs per snapshot',
+  requestsPerSecond: 'requests per second',
+  screenshotsPerMinute: 'screenshots per minute',
+  pendingApprovals: 'approvals waiting per session',
+};
 
 /** -32024 for a limit the caller hit: which resource, the limit and the current count. */
 export function limitError(resource: string, limit: number, current: number, recoveryHint: string, retryAfterMs?: number): BAPError {

@@ -1,7 +1,5 @@
 import type { Locator } from 'playwright-core';
 import {
-  BAPError,
-  ErrorCodes,
   describeSelector,
   type AccessibilityNode,
   type ElementProperty,
@@ -15,7 +13,7 @@ import { defined, firstLine, invalidField, toBAPError } from './errors.js';
 import { imageSize } from './imageSize.js';
 import { titleOf, type PageHandle } from './pageHandle.js';
 import { discoverTools, domSnapshot, elementInfo, toMarkdown, type ElementInfo } from './pageScripts.js';
-import { SENSITIVE_FIELDS } from './secrets.js';
+import { SENSITIVE_FIELDS, sensitiveFieldMasks } from './secrets.js';
 
 const DEFAULT_MAX_LENGTH = 1_000_000;
 
@@ -26,7 +24,7 @@ export async function screenshot(h: PageHandle, p: ParsedParams<'observe/screens
   const timeout = o.timeout ?? h.timeouts.action;
   const element = p.selector ? await h.element(p.selector, 'observe/screenshot') : null;
   try {
-    const data = format === 'webp' ? await webp(h, element, o) : await raster(h, element, { ...o, format, timeout });
+    const data = await raster(h, element, { ...o, format, timeout });
     return { data: data.toString('base64'), format, ...imageSize(data) };
   } catch (error) {
     throw toBAPError(error, p.selector ? { action: 'observe/screenshot', selector: describeSelector(p.selector) } : { action: 'observe/screenshot' });
@@ -35,61 +33,32 @@ export async function screenshot(h: PageHandle, p: ParsedParams<'observe/screens
 
 export type ScreenshotOptions = NonNullable<ParsedParams<'observe/screenshot'>['options']>;
 
-/** A PNG or JPEG through Playwright, with masks; annotated screenshots draw on its PNG. */
+/** WebP quality when `options.quality` is not given (Playwright's own default, 100, is lossless and large). */
+const WEBP_QUALITY = 80;
+
+/**
+ * The image through Playwright, with the masks asked for and, unless `maskSensitive` is false,
+ * every password and card field of every frame painted over; annotated screenshots draw on its PNG.
+ */
 export async function raster(
   h: PageHandle,
   element: Locator | null,
-  o: ScreenshotOptions & { format: 'png' | 'jpeg'; timeout: number; caret?: 'hide' | 'initial' },
+  o: ScreenshotOptions & { format: 'png' | 'jpeg' | 'webp'; timeout: number; caret?: 'hide' | 'initial' },
 ) {
-  const mask = await Promise.all((o.mask ?? []).map((s) => h.element(s, 'observe/screenshot mask')));
+  const asked = await Promise.all((o.mask ?? []).map((s) => h.element(s, 'observe/screenshot mask')));
+  const mask = o.maskSensitive === false ? asked : [...asked, ...sensitiveFieldMasks(h.page)];
+  const quality = o.format === 'webp' ? (o.quality ?? WEBP_QUALITY) : o.format === 'jpeg' ? o.quality : undefined;
   const options = {
     type: o.format,
     timeout: o.timeout,
     mask,
     ...(o.caret ? { caret: o.caret } : {}),
-    ...(o.quality !== undefined && o.format === 'jpeg' ? { quality: o.quality } : {}),
+    ...(quality !== undefined ? { quality } : {}),
     ...(o.scale ? { scale: o.scale } : {}),
     ...(o.omitBackground ? { omitBackground: true } : {}),
   };
   if (element) return element.screenshot(options);
   return h.page.screenshot({ ...options, fullPage: o.fullPage ?? false, ...(o.clip ? { clip: o.clip } : {}) });
-}
-
-/** Playwright writes PNG and JPEG only; WebP comes straight from Chromium over CDP. */
-async function webp(h: PageHandle, element: Locator | null, o: ScreenshotOptions): Promise<Buffer> {
-  if (o.mask?.length) throw new BAPError(ErrorCodes.InvalidParams, 'options.mask: masking works with png and jpeg, not webp.');
-  const metrics = await h.page.evaluate(() => ({
-    x: window.scrollX,
-    y: window.scrollY,
-    width: document.documentElement.scrollWidth,
-    height: document.documentElement.scrollHeight,
-    vw: window.innerWidth,
-    vh: window.innerHeight,
-    dpr: window.devicePixelRatio,
-  }));
-  let clip = { x: metrics.x, y: metrics.y, width: metrics.vw, height: metrics.vh };
-  if (o.fullPage) clip = { x: 0, y: 0, width: metrics.width, height: metrics.height };
-  if (o.clip) clip = { ...o.clip, x: o.clip.x + metrics.x, y: o.clip.y + metrics.y };
-  if (element) {
-    await element.scrollIntoViewIfNeeded();
-    const box = await element.boundingBox();
-    if (!box) throw new BAPError(ErrorCodes.ElementNotVisible, 'Element is not visible, so it has no image.');
-    const at = await h.page.evaluate(() => ({ x: window.scrollX, y: window.scrollY }));
-    clip = { x: box.x + at.x, y: box.y + at.y, width: box.width, height: box.height };
-  }
-  const session = await h.page.context().newCDPSession(h.page);
-  try {
-    const scale = o.scale === 'css' ? 1 / metrics.dpr : 1;
-    const { data } = (await session.send('Page.captureScreenshot', {
-      format: 'webp',
-      quality: o.quality ?? 80,
-      captureBeyondViewport: !!o.fullPage || !!element,
-      clip: { ...clip, scale },
-    })) as { data: string };
-    return Buffer.from(data, 'base64');
-  } finally {
-    await session.detach().catch(() => {});
-  }
 }
 
 /**

@@ -59,6 +59,10 @@ export class RefRegistry {
     // Field values only show on nodes with text; most snapshots need no second look at the page.
     const secrets = hasText(raw) ? await sensitiveValues(this.page) : new Set<string>();
     const nodes = toAccessibilityNodes(raw, secrets);
+    const count = collectRefs(nodes).size;
+    if (count > this.maxRefs) {
+      throw limitError('refs', this.maxRefs, count, 'Observe part of the page: pass a selector (or root) to snapshot one region.');
+    }
     // A partial snapshot replaced Playwright's table with a subset: restore the whole page's.
     const full = root || depth !== undefined ? toAccessibilityNodes((await this.page.ariaSnapshotJSON({ mode: 'ai' })) as RawAriaNode[], secrets) : nodes;
     this.remember(full);
@@ -102,12 +106,8 @@ export class RefRegistry {
 
   private remember(nodes: AccessibilityNode[]): void {
     const seen = new Map<string, number>();
-    const collected = collectRefs(nodes);
-    if (collected.size > this.maxRefs) {
-      throw limitError('refs', this.maxRefs, collected.size, 'Observe part of the page: pass a selector (or root) to snapshot one region.');
-    }
     this.refs = new Map();
-    for (const [ref, { role, name, inFrame }] of collected) {
+    for (const [ref, { role, name, inFrame }] of collectRefs(nodes)) {
       // Only main-frame refs can fall back to getByRole, so only they are counted for `nth`.
       const key = `${role}\u0000${name}`;
       const nth = seen.get(key) ?? 0;

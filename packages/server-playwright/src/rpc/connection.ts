@@ -131,6 +131,7 @@ export class RpcConnection {
       endSession: end,
       flushParked: () => setImmediate(() => state.flush()),
       streams: this.streams,
+      redactor: this.security.redactor,
       run: (method, params, step) => this.audited(method, params, step, context, (record) => this.execute(method, params as Record<string, unknown>, context, record)),
       respondToApproval: (p) => this.security.approvals.respond(p, this.caller.principal.name),
     };
@@ -168,6 +169,7 @@ export class RpcConnection {
 
   private async call(method: string, rawParams: Record<string, unknown>, after: (() => void)[]): Promise<unknown> {
     if (Object.hasOwn(clientNotifications, method)) return {};
+    this.gate.meter();
     if (!isMethodName(method)) {
       throw new BAPError(ErrorCodes.MethodNotFound, `Method not found: ${method}`, {
         recoveryHint: 'The initialize result lists every method under capabilities.methods.',
@@ -186,7 +188,6 @@ export class RpcConnection {
       });
     }
     this.gate.authorize(method);
-    this.gate.meter();
     const spec = methods[method];
     const parsed = spec.params.safeParse(rawParams);
     if (!parsed.success) {

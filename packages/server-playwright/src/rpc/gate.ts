@@ -12,7 +12,7 @@ import type { BrowserSession } from '../engine/session.js';
 import { limitError } from '../engine/errors.js';
 import { SENSITIVE_FIELDS } from '../engine/secrets.js';
 import type { ApprovalSubject } from '../security/approvals.js';
-import { ClientLimits } from '../security/rateLimits.js';
+import type { ClientLimits } from '../security/rateLimits.js';
 import { SecretStore } from '../security/secretStore.js';
 import type { ServerSecurity } from '../security/serverSecurity.js';
 import { expired, type Principal } from '../security/tokens.js';
@@ -77,7 +77,8 @@ export class CallGate {
   /** The client's request budget (each request of a batch counts). */
   meter(): void {
     const wait = this.limits.requests.take();
-    if (wait) throw limitError('requestsPerSecond', this.security.options.requestsPerSecond, this.security.options.requestsPerSecond, 'Slow down: send fewer requests per second.', wait);
+    const { requestsPerSecond } = this.security.options;
+    if (wait) throw limitError('requestsPerSecond', requestsPerSecond, requestsPerSecond * 2, `Slow down: this client may send ${requestsPerSecond} requests per second, in bursts of up to ${requestsPerSecond * 2}.`, wait);
   }
 
   /**
@@ -88,7 +89,8 @@ export class CallGate {
     this.authorize(method);
     if (SCREENSHOTS.has(method) || (method === 'agent/observe' && (params.includeScreenshot || params.annotateScreenshot))) {
       const wait = this.limits.screenshots.take();
-      if (wait) throw limitError('screenshotsPerMinute', this.security.options.screenshotsPerMinute, this.security.options.screenshotsPerMinute, 'Take fewer screenshots; observe without one.', wait);
+      const { screenshotsPerMinute } = this.security.options;
+      if (wait) throw limitError('screenshotsPerMinute', screenshotsPerMinute, screenshotsPerMinute, 'Take fewer screenshots: agent/observe without a screenshot costs nothing here.', wait);
     }
     const approvals = this.security.approvals;
     if (methods[method].mutating && !NEVER_HELD.has(method) && approvals.needsSubject(method)) {

@@ -18,6 +18,7 @@ import { waitFor } from '../engine/waiting.js';
 import type { ResolvedServerOptions } from '../options.js';
 import { act } from './act.js';
 import type { StreamManager } from './streams.js';
+import type { Redactor } from '../security/redactor.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 
 /** What a handler may touch: its session, its subscriptions, and the server's options. */
@@ -35,6 +36,8 @@ export interface HandlerContext {
   /** Sends the notifications a parked session collected, after the current reply. */
   flushParked(): void;
   streams: StreamManager;
+  /** What must never leave the server (traces are scrubbed with it). */
+  redactor: Redactor;
   /** Decides a waiting approval (approval/respond). */
   respondToApproval(params: ParsedParams<'approval/respond'>): { acknowledged: boolean };
   /** Runs another method with validated params, as its own call would (agent/act steps). */
@@ -161,7 +164,7 @@ export const handlers: Handlers = {
   'network/abort': async ({ session }, p) => session.network.abort(p),
   'network/continue': async ({ session }, p) => session.network.continue(p),
   'trace/start': async ({ session }, p) => browserState.startTrace(await session.contextFor(p), p),
-  'trace/stop': async ({ session }, p) => browserState.stopTrace(await session.contextFor(p)),
+  'trace/stop': async (ctx, p) => browserState.stopTrace(await ctx.session.contextFor(p), ctx.redactor),
   'discovery/discover': async ({ session }, p) => observe.discover(await session.page(p.pageId), p),
   'agent/observe': async ({ session }, p) => agentObserve(await session.page(p.pageId), p),
   'agent/extract': async ({ session }, p) => extract(await session.page(p.pageId), p),

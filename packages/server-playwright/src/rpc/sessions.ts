@@ -78,7 +78,7 @@ export class SessionState {
       setTimeout(() => {
         const params = { pageId, dropped: report.dropped, limit: this.options.maxEventsPerSecond, timestamp: Date.now() };
         this.deliver(JSON.stringify({ jsonrpc: JSONRPC_VERSION, method: 'limit/eventsDropped', params }));
-      }, 1000 - (Date.now() % 1000)).unref();
+      }, 1005 - (Date.now() % 1000)).unref();
     }
     return false;
   }

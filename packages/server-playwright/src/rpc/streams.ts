@@ -58,7 +58,7 @@ export class StreamManager {
   reserve(spec: StreamSpec, chunkSize = DEFAULT_CHUNK): StreamPlace {
     const current = this.running.size + this.reserved;
     if (current >= this.limits.maxStreams) {
-      throw new BAPError(ErrorCodes.ResourceLimitExceeded, `Limit reached: at most ${this.limits.maxStreams} streams at once (${current} running).`, {
+      throw new BAPError(ErrorCodes.ResourceLimitExceeded, `Limit reached: at most ${this.limits.maxStreams} stream${this.limits.maxStreams === 1 ? '' : 's'} at once (${current} running).`, {
         retryable: true,
         retryAfterMs: 1_000,
         details: { resource: 'streams', limit: this.limits.maxStreams, current },

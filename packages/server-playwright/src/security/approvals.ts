@@ -5,7 +5,6 @@ import {
   ErrorCodes,
   formatZodError,
   type ApprovalConfig,
-  type ApprovalRequired,
   type ApprovalRespondParams,
   type ResolvedApprovalConfig,
 } from '@browseragentprotocol/protocol';

@@ -1,10 +1,11 @@
 /**
- * A token bucket: `capacity` calls at once, refilled at `perMs` per `intervalMs`. `take` answers
- * 0 when a call may go ahead, or how many ms until one may.
+ * A token bucket: `capacity` calls at once, refilled at `refill` per `intervalMs`. `take` answers
+ * 0 when a call may go ahead, or how many ms until one may. Time is read from the monotonic
+ * clock: a wall clock set back would otherwise drain the bucket for as long as it went back.
  */
 export class TokenBucket {
   private tokens: number;
-  private last = Date.now();
+  private last = performance.now();
 
   constructor(
     private readonly capacity: number,
@@ -15,7 +16,7 @@ export class TokenBucket {
   }
 
   take(): number {
-    const now = Date.now();
+    const now = performance.now();
     this.tokens = Math.min(this.capacity, this.tokens + ((now - this.last) * this.refill) / this.intervalMs);
     this.last = now;
     if (this.tokens >= 1) {

@@ -51,9 +51,10 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
       log.warn({ remote }, message);
       return refuseUpgrade(socket, 429, 'Too Many Requests', { error: 'too many connections', message, limit: options.maxConnectionsPerIp });
     }
+    // Released when the socket goes, whether or not the upgrade succeeds.
+    socket.once('close', () => security.connections.release(remote));
     const auth = security.tokens.authenticate(req);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      ws.once('close', () => security.connections.release(remote));
       if ('refusal' in auth) {
         // Close code 1008 (policy violation) with the reason, as BAP clients expect.
         log.warn({ remote }, auth.refusal);
