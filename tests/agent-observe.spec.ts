@@ -352,7 +352,7 @@ describe('a catalog of 750 interactive elements', () => {
 describe('budget and cursors', () => {
   it('metadata over the budget is still returned, with the elements behind a cursor', async () => {
     const title = 'T'.repeat(800);
-    const { id: pageId } = await h.client.call('page/create', { url: `data:text/html,<title>${title}</title><button>Only</button>` });
+    const { id: pageId } = await h.client.call('page/create', { url: h.url(`inline?html=${encodeURIComponent(`<title>${title}</title><button>Only</button>`)}`) });
     const first = await observe(pageId, { maxChars: 500 });
     expect(first).toMatchObject({ metadata: { title }, truncated: true });
     expect(first.elements).toBeUndefined();
@@ -362,7 +362,7 @@ describe('budget and cursors', () => {
 
   it('a line longer than a slice is shortened to fit, and the cursor goes on after it', async () => {
     const page = `<title>Notes</title><textarea aria-label="Notes" id="t"></textarea><button>Save</button><script>t.value = 'x'.repeat(3000)</script>`;
-    const { id: pageId } = await h.client.call('page/create', { url: `data:text/html,${encodeURIComponent(page)}` });
+    const { id: pageId } = await h.client.call('page/create', { url: h.url(`inline?html=${encodeURIComponent(page)}`) });
     const first = await observe(pageId, { maxChars: 700 });
     expect(JSON.stringify(first).length).toBeLessThanOrEqual(700);
     expect(first.elements).toMatch(/^@\w+ textbox "Notes" = "x+…$/);

@@ -104,6 +104,10 @@ export class FixtureServer {
         return this.download(url, res);
       case '/echo':
         return this.echo(url, req, res);
+      case '/inline':
+        // `/inline?html=…`: a page made up by the test (data: URLs are refused by the domain policy).
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        return void res.end(url.searchParams.get('html') ?? '');
       default:
         return this.file(url, res);
     }

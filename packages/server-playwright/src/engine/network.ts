@@ -6,6 +6,8 @@ import { toBAPError } from './errors.js';
 import type { Emit } from './events.js';
 import type { PageHandle } from './pageHandle.js';
 import { compileUrlPattern } from './urlPattern.js';
+import type { DomainPolicy } from '../security/domainPolicy.js';
+import { BLOCKED_HEADER } from '../security/policyProxy.js';
 
 type Empty = Record<string, never>;
 type InterceptParams = ParsedParams<'network/intercept'>;
@@ -90,7 +92,7 @@ export class NetworkController {
       this.responses.set(request, { response, timer });
     });
     page.on('requestfinished', (request) => this.reportResponse(request));
-    page.on('requestfailed', (request) => this.reportFailure(request, pageId, contextId));
+    page.on('requestfailed', (request) => this.reportFailure(request, pageId, contextId, handle.guards.policy));
   }
 
   /** The context is gone: its rules go, and its paused requests are let go rather than left hanging. */
@@ -271,6 +273,8 @@ export class NetworkController {
     this.responses.delete(request);
     clearTimeout(pending.timer);
     const { response } = pending;
+    const blocked = response.headers()[BLOCKED_HEADER];
+    if (blocked) return this.emitFailed(request, announced, `Blocked by the domain policy: ${blocked}`, true);
     const event: Extract<NetworkEvent, { type: 'response' }> = {
       type: 'response',
       requestId: announced.requestId,
@@ -286,20 +290,32 @@ export class NetworkController {
     this.emit('events/network', event);
   }
 
-  private reportFailure(request: Request, pageId: string, contextId: string): void {
+  /**
+   * A failed request is `blocked` when a rule or network/abort refused it, or when its host is
+   * one the policy refuses: the proxy then answered 403 or refused the tunnel, and Chromium
+   * reports that as a tunnel, CORS or ORB failure.
+   */
+  private reportFailure(request: Request, pageId: string, contextId: string, policy: DomainPolicy): void {
     const announced = this.announce(request, pageId, contextId);
     this.reportResponse(request);
     if (this.paused.get(announced.requestId)?.request === request) this.take(announced.requestId, 'canceled by the page');
+    const error = request.failure()?.errorText ?? 'failed';
+    const refusal = policy.refusal(request.url(), 'request');
+    if (refusal) return this.emitFailed(request, announced, `Blocked by the domain policy: ${refusal} (${error})`, true);
+    this.emitFailed(request, announced, error, this.verdicts.get(request) === 'blocked');
+  }
+
+  private emitFailed(request: Request, announced: Announced, error: string, blocked: boolean): void {
     const event: Extract<NetworkEvent, { type: 'failed' }> = {
       type: 'failed',
       requestId: announced.requestId,
-      pageId,
+      pageId: announced.pageId,
       url: request.url(),
       resourceType: request.resourceType(),
-      error: request.failure()?.errorText ?? 'failed',
+      error,
       timestamp: Date.now(),
     };
-    if (this.verdicts.get(request) === 'blocked') event.blocked = true;
+    if (blocked) event.blocked = true;
     this.emit('events/network', event);
   }
 }

@@ -1,4 +1,4 @@
-import type { CDPSession, Frame, Page } from 'playwright-core';
+import type { CDPSession, Frame, Page, Request, Response } from 'playwright-core';
 import {
   BAPError,
   ErrorCodes,
@@ -16,6 +16,8 @@ import { FrameTracker } from './frames.js';
 import { locate, requireElement, type Target } from './locate.js';
 import { RefRegistry } from './refRegistry.js';
 import type { SessionGuards } from './session.js';
+import { domainNotAllowed } from '../security/domainPolicy.js';
+import { BLOCKED_HEADER } from '../security/policyProxy.js';
 
 export interface Timeouts {
   action: number;
@@ -109,13 +111,15 @@ export class PageHandle {
 
   async navigate(url: string, options: { waitUntil?: WaitUntil; timeout?: number; referer?: string }): Promise<NavigationResult> {
     const target = normalizeUrl(url);
+    const refusal = this.guards.policy.refusal(target, 'navigation');
+    if (refusal) throw domainNotAllowed(target, refusal);
     const gotoOptions: Parameters<Page['goto']>[1] = {
       waitUntil: options.waitUntil ?? 'load',
       timeout: options.timeout ?? this.timeouts.navigation,
     };
     if (options.referer) gotoOptions.referer = options.referer;
     try {
-      const response = await this.page.goto(target, gotoOptions);
+      const response = await this.policed(() => this.page.goto(target, gotoOptions));
       this.status = 'ready';
       const result: NavigationResult = { pageId: this.id, url: this.page.url(), status: response?.status() ?? null };
       if (response) result.headers = response.headers();
@@ -136,17 +140,44 @@ export class PageHandle {
       return { pageId: this.id, url: before, status: null, navigated: false };
     }
     try {
-      const response =
-        direction === 'reload'
-          ? await this.page.reload(opts)
-          : direction === 'back'
-            ? await this.page.goBack(opts)
-            : await this.page.goForward(opts);
+      const response = await this.policed(() =>
+        direction === 'reload' ? this.page.reload(opts) : direction === 'back' ? this.page.goBack(opts) : this.page.goForward(opts),
+      );
       // goBack/goForward resolve null both for "no entry" and for same-document moves.
       const navigated = direction === 'reload' || response !== null || this.page.url() !== before;
       return { pageId: this.id, url: this.page.url(), status: response?.status() ?? null, navigated };
     } catch (error) {
       throw toBAPError(error, { url: this.page.url(), timeout: opts.timeout });
+    }
+  }
+
+  /**
+   * Runs a main-frame navigation and fails it with -32041 when the policy proxy refused where it
+   * led, redirect hops included: a plain-HTTP refusal arrives as its 403, a CONNECT refusal as a
+   * failed request whose host the policy names.
+   */
+  private async policed(navigation: () => Promise<Response | null>): Promise<Response | null> {
+    let failed: string | null = null;
+    const onFailed = (request: Request) => {
+      if (request.isNavigationRequest() && request.frame() === this.page.mainFrame()) failed = request.url();
+    };
+    this.page.on('requestfailed', onFailed);
+    try {
+      const response = await navigation();
+      const blocked = response?.headers()[BLOCKED_HEADER];
+      if (response && blocked) throw domainNotAllowed(response.url(), blocked);
+      return response;
+    } catch (error) {
+      const url: string | null = failed;
+      const refusal = url && this.guards.policy.refusal(url, 'request');
+      if (!url || !refusal) throw error;
+      // Chromium commits its error page just after reporting the failure; waiting for it keeps
+      // that commit from interrupting the agent's next navigation.
+      const main = this.page.mainFrame();
+      await this.page.waitForEvent('framenavigated', { predicate: (f) => f === main && f.url().startsWith('chrome-error:'), timeout: 1_000 }).catch(() => {});
+      throw domainNotAllowed(url, refusal);
+    } finally {
+      this.page.off('requestfailed', onFailed);
     }
   }
 
@@ -165,15 +196,13 @@ export function titleOf(target: Page | Frame): Promise<string> {
   return target.title().catch(() => '');
 }
 
+/** Schemes that are never a host name followed by a port, whatever comes after the colon. */
+const NOT_A_HOST = /^(javascript|data|file|about|blob|filesystem|view-source|chrome|chrome-extension|devtools|vbscript):/i;
+
 /** Accepts what people type in an address bar: `example.com` → https, `localhost:3000` → http. */
 export function normalizeUrl(input: string): string {
   const url = input.trim();
-  if (/^javascript:/i.test(url)) {
-    throw new BAPError(ErrorCodes.InvalidParams, 'url: javascript: URLs cannot be navigated to.', {
-      recoveryHint: 'Navigate to an http(s) URL; run page code through an action instead.',
-    });
-  }
-  if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^(localhost|[\w.-]+):\d+/i.test(url)) {
+  if (NOT_A_HOST.test(url) || (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^(localhost|[\w.-]+):\d+/i.test(url))) {
     try {
       return new URL(url).href;
     } catch {

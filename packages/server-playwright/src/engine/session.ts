@@ -19,6 +19,8 @@ import { NetworkController } from './network.js';
 import { installWebMCPRecorder } from './pageScripts.js';
 import { PageHandle, type Timeouts } from './pageHandle.js';
 import type { DomainPolicy } from '../security/domainPolicy.js';
+import { PolicyProxy } from '../security/policyProxy.js';
+import { disableWebRtc } from '../security/policyWebRtc.js';
 import type { Redactor } from '../security/redactor.js';
 
 export interface SessionLimits {
@@ -76,6 +78,8 @@ export class BrowserSession {
   /** Most recently activated last: closing the active page falls back to the one before. */
   private order: string[] = [];
   private nextPage = 1;
+  /** Carries all traffic of this session's contexts; started with the first context, closed on dispose. */
+  private proxy: Promise<PolicyProxy> | null = null;
 
   constructor(
     private readonly host: BrowserHost,
@@ -99,9 +103,18 @@ export class BrowserSession {
     const id = contextId ?? `ctx-${randomUUID().slice(0, 8)}`;
     this.checkNewContext(id);
     const attached = await this.browser();
-    const context = await attached.browser.newContext(playwrightOptions(options)).catch((error: unknown) => {
-      throw contextOptionsError(error);
-    });
+    const { policy } = this.options.guards;
+    const proxy = await this.policyProxy();
+    const context = await attached.browser
+      .newContext({
+        ...playwrightOptions(options),
+        // Chromium skips proxies for loopback unless told not to; the policy covers loopback too.
+        proxy: { server: proxy.url, bypass: '<-loopback>' },
+        serviceWorkers: policy.restricts ? 'block' : 'allow',
+      })
+      .catch((error: unknown) => {
+        throw contextOptionsError(error);
+      });
     try {
       // Checked again: another context may have been made while this one started.
       this.checkNewContext(id);
@@ -112,6 +125,7 @@ export class BrowserSession {
     const entry = new ContextEntry(id, context, options, id === DEFAULT_CONTEXT);
     this.contexts.set(id, entry);
     await context.addInitScript(installWebMCPRecorder);
+    if (policy.restricts) await context.addInitScript(disableWebRtc);
     context.on('page', (page) => this.adopt(page, entry));
     context.on('close', () => this.forgetContext(entry));
     return entry;
@@ -227,6 +241,17 @@ export class BrowserSession {
   /** Closes every context; the browser is released (and closes when no other session uses it). */
   async dispose(): Promise<void> {
     await this.detach(false);
+    const proxy = this.proxy;
+    this.proxy = null;
+    await (await proxy?.catch(() => null))?.close();
+  }
+
+  private policyProxy(): Promise<PolicyProxy> {
+    this.proxy ??= PolicyProxy.start(this.options.guards.policy).catch((error: unknown) => {
+      this.proxy = null;
+      throw toBAPError(error);
+    });
+    return this.proxy;
   }
 
   /** The page calls without pageId go to. */

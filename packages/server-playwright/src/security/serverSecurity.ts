@@ -35,6 +35,8 @@ export class ServerSecurity {
     this.redactor = new Redactor(options.redactPatterns);
     for (const token of this.tokens.secrets) this.redactor.add(token, '[REDACTED:token]');
     this.policy = DomainPolicy.create({ allow: options.allowedDomains, deny: options.blockedDomains });
+    // A token's bad domain pattern is refused now, not when its first session opens.
+    for (const principal of this.tokens.principals) this.policy.narrow(principal.allowedDomains);
     this.secrets = new SecretStore(options.secrets, this.redactor);
     this.approvals = new ApprovalBroker(options.approval, options.maxPendingApprovals);
     this.connections = new ConnectionCounter(options.maxConnectionsPerIp);

@@ -50,6 +50,10 @@ export class TokenTable {
     });
   }
 
+  get principals(): Principal[] {
+    return this.entries.map((e) => e.principal);
+  }
+
   get enabled(): boolean {
     return this.entries.length > 0;
   }
