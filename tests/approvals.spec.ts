@@ -68,7 +68,7 @@ describe('approval workflow (mode required)', () => {
     await click;
     expect(await clicks(h.client, pageId)).toEqual(['pay']);
     // The id is spent: a second answer is not acknowledged.
-    expect(await h.client.respondToApproval(request.requestId, 'deny')).toEqual({ acknowledged: false });
+    expect(await h.client.call('approval/respond', { requestId: request.requestId, decision: 'deny' })).toEqual({ acknowledged: false });
   });
 
   it('deny: ApprovalDenied with the reason, and no click', async () => {

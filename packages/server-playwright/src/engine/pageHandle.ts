@@ -159,7 +159,9 @@ export class PageHandle {
   private async policed(navigation: () => Promise<Response | null>): Promise<Response | null> {
     let failed: string | null = null;
     const onFailed = (request: Request) => {
-      if (request.isNavigationRequest() && request.frame() === this.page.mainFrame()) failed = request.url();
+      // An aborted navigation (a download, a newer navigation) leaves no error page behind.
+      const aborted = request.failure()?.errorText.includes('ERR_ABORTED');
+      if (request.isNavigationRequest() && request.frame() === this.page.mainFrame() && !aborted) failed = request.url();
     };
     this.page.on('requestfailed', onFailed);
     try {
@@ -169,13 +171,17 @@ export class PageHandle {
       return response;
     } catch (error) {
       const url: string | null = failed;
-      const refusal = url && this.guards.policy.refusal(url, 'request');
-      if (!url || !refusal) throw error;
+      if (!url) {
+        // A navigation that timed out is stopped, so it cannot commit later under the agent's next one.
+        if (toBAPError(error).code === ErrorCodes.Timeout) await (await this.cdp()).send('Page.stopLoading').catch(() => {});
+        throw error;
+      }
       // Chromium commits its error page just after reporting the failure; waiting for it keeps
       // that commit from interrupting the agent's next navigation.
       const main = this.page.mainFrame();
       await this.page.waitForEvent('framenavigated', { predicate: (f) => f === main && f.url().startsWith('chrome-error:'), timeout: 1_000 }).catch(() => {});
-      throw domainNotAllowed(url, refusal);
+      const refusal = this.guards.policy.refusal(url, 'request');
+      throw refusal ? domainNotAllowed(url, refusal) : error;
     } finally {
       this.page.off('requestfailed', onFailed);
     }

@@ -268,11 +268,12 @@ export class RpcConnection {
   }
 }
 
-/** Params with long strings (upload contents, big values) cut to their length, for the audit log. */
-function abbreviated(value: unknown): unknown {
+/** Params for the audit log: long strings (upload contents) cut to their length, nesting cut at 16 levels. */
+function abbreviated(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return value.length > 1_024 ? `[${value.length} characters]` : value;
-  if (Array.isArray(value)) return value.map(abbreviated);
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, abbreviated(v)]));
+  if ((Array.isArray(value) || isObject(value)) && depth >= 16) return '[nested too deep]';
+  if (Array.isArray(value)) return value.map((v) => abbreviated(v, depth + 1));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, abbreviated(v, depth + 1)]));
   return value;
 }
 
