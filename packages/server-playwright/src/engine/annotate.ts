@@ -66,10 +66,10 @@ export async function annotatedScreenshot(h: PageHandle, p: ParsedParams<'observ
     ]);
     const scale = imageSize(shot).width / area.width;
     const scroll = { x: view.scrollX, y: view.scrollY };
-    const png = secrets.length ? await paintOver(h, shot, secrets.map((b) => imageRect(b, { area, scale, scroll }))) : shot;
+    const covers = secrets.map((b) => imageRect(b, { area, scale, scroll }));
     const { marks, annotations } = layOut(targets, { area, scale, scroll, masks, settings });
     const quality = o.quality ?? DEFAULTS.quality;
-    const data = await world.draw(png, marks, markStyle(settings, scale), { format, quality });
+    const data = await world.draw(shot, marks, markStyle(settings, scale), { format, quality }, covers);
     return { data: data.toString('base64'), format, ...imageSize(data), annotations };
   } catch (error) {
     throw toBAPError(error, p.selector ? { action: 'observe/screenshot', selector: describeSelector(p.selector) } : { action: 'observe/screenshot' });
@@ -148,43 +148,6 @@ function imageRect(b: BoundingBox, { area, scale, scroll }: Pick<Layout, 'area' 
   const right = Math.ceil((b.x + b.width + scroll.x - area.x) * scale);
   const bottom = Math.ceil((b.y + b.height + scroll.y - area.y) * scale);
   return { x, y, width: right - x, height: bottom - y };
-}
-
-/** Playwright's mask colour, so a sensitive field looks the same in every screenshot. */
-const MASK_COLOUR = '#FF00FF';
-const MASK_WORLD = '__bap_masks__';
-
-/** The PNG with `rects` (image pixels) filled in the mask colour, in an isolated world of the page as marks are drawn. */
-async function paintOver(h: PageHandle, png: Buffer, rects: BoundingBox[]): Promise<Buffer> {
-  const cdp = await h.cdp();
-  const { frameTree } = await cdp.send('Page.getFrameTree');
-  const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: MASK_WORLD });
-  const reply = await cdp.send('Runtime.callFunctionOn', {
-    functionDeclaration: fillRects.toString(),
-    executionContextId,
-    arguments: [{ value: { png: png.toString('base64'), rects, colour: MASK_COLOUR } }],
-    awaitPromise: true,
-    returnByValue: true,
-  });
-  if (reply.exceptionDetails) throw new Error(`Masking failed: ${reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text}`);
-  return Buffer.from(reply.result.value as string, 'base64');
-}
-
-/** Runs in the isolated world from its source text: self-contained. */
-async function fillRects(args: { png: string; rects: BoundingBox[]; colour: string }): Promise<string> {
-  const raw = atob(args.png);
-  const bytes = new Uint8Array(raw.length);
-  for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
-  const image = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
-  const canvas = new OffscreenCanvas(image.width, image.height);
-  const g = canvas.getContext('2d')!;
-  g.drawImage(image, 0, 0);
-  g.fillStyle = args.colour;
-  for (const r of args.rects) g.fillRect(r.x, r.y, r.width, r.height);
-  const out = new Uint8Array(await (await canvas.convertToBlob({ type: 'image/png' })).arrayBuffer());
-  let binary = '';
-  for (let i = 0; i < out.length; i += 0x8000) binary += String.fromCharCode(...out.subarray(i, i + 0x8000));
-  return btoa(binary);
 }
 
 interface Layout {

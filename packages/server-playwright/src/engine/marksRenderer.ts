@@ -1,4 +1,5 @@
 import type { CDPSession } from 'playwright-core';
+import type { BoundingBox } from '@browseragentprotocol/protocol';
 import { firstLine } from './errors.js';
 import type { PageHandle } from './pageHandle.js';
 
@@ -52,6 +53,9 @@ export interface Encoding {
 }
 
 /** The isolated world of one page's main frame, opened for one annotated screenshot. */
+/** Playwright's mask colour. */
+const MASK_COLOUR = '#FF00FF';
+
 export class MarksWorld {
   private constructor(
     private readonly cdp: CDPSession,
@@ -68,9 +72,12 @@ export class MarksWorld {
     return this.call<PageView>(surveyPage.toString(), colours);
   }
 
-  /** The PNG with the marks drawn over it, encoded as asked. */
-  async draw(png: Buffer, marks: readonly Mark[], style: MarkStyle, encoding: Encoding): Promise<Buffer> {
-    const args = { png: png.toString('base64'), marks, style, type: `image/${encoding.format}`, quality: encoding.quality / 100 };
+  /**
+   * The PNG with the marks drawn over it, encoded as asked; `covers` (image pixels) are filled in
+   * Playwright's mask colour first, so a sensitive field looks the same as in any screenshot.
+   */
+  async draw(png: Buffer, marks: readonly Mark[], style: MarkStyle, encoding: Encoding, covers: readonly BoundingBox[] = []): Promise<Buffer> {
+    const args = { png: png.toString('base64'), marks, style, type: `image/${encoding.format}`, quality: encoding.quality / 100, covers, coverColour: MASK_COLOUR };
     let data: string;
     try {
       data = await this.call<string>(drawMarks.toString(), args);
@@ -122,7 +129,7 @@ function surveyPage(colours: Record<string, string>): PageView {
   };
 }
 
-async function drawMarks(args: { png: string; marks: Mark[]; style: MarkStyle; type: string; quality: number }): Promise<string> {
+async function drawMarks(args: { png: string; marks: Mark[]; style: MarkStyle; type: string; quality: number; covers: BoundingBox[]; coverColour: string }): Promise<string> {
   const { marks, style } = args;
   const raw = atob(args.png);
   const bytes = new Uint8Array(raw.length);
@@ -131,6 +138,8 @@ async function drawMarks(args: { png: string; marks: Mark[]; style: MarkStyle; t
   const canvas = new OffscreenCanvas(image.width, image.height);
   const g = canvas.getContext('2d')!;
   g.drawImage(image, 0, 0);
+  g.fillStyle = args.coverColour;
+  for (const r of args.covers) g.fillRect(r.x, r.y, r.width, r.height);
   if (style.boxes) {
     g.globalAlpha = style.opacity;
     g.strokeStyle = style.boxColor;
