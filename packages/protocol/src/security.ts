@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { methods, type MethodName } from './methodTable.js';
 
 /**
  * Named sets of scopes. A scope is `group:name` (the method table's `scope`), `group:*`, or `*`;
@@ -45,11 +44,6 @@ export function scopeGranted(granted: readonly string[], required: string): bool
   if (granted.includes('*') || granted.includes(required)) return true;
   const group = required.split(':')[0];
   return required.includes(':') && granted.includes(`${group}:*`);
-}
-
-/** The scope a method needs, or null for the handshake methods anyone may call. */
-export function methodScope(method: MethodName): string | null {
-  return methods[method].scope;
 }
 
 /**

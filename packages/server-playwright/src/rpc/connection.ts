@@ -105,10 +105,6 @@ export class RpcConnection {
     if (state) await this.registry.release(state, this.owner);
   }
 
-  /** The principal this connection authenticated as. */
-  get principal() {
-    return this.caller.principal;
-  }
 
   /** Opens (or resumes) the session named by initialize and builds the handlers' view of it. */
   private open(params: InitializeParams): HandlerContext {
