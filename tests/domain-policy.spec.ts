@@ -116,7 +116,7 @@ async function runCorpus(s: Session, host: string, port: number): Promise<string
 async function expectCorpusRefused(s: Session, host: string): Promise<void> {
   const run = await runCorpus(s, host, denied.port);
   const blockedUrls = () => s.events.filter((e) => e.type === 'failed' && e.blocked && e.url.endsWith(`run=${run}`)).map((e) => new URL(e.url).pathname);
-  const visible = ['img', 'script', 'stylesheet', 'iframe', 'fetch', 'xhr', 'https-fetch', 'img-redirect', 'fetch-redirect', 'js-location'];
+  const visible = ['img', 'script', 'stylesheet', 'iframe', 'fetch', 'xhr', 'https-fetch', 'img-redirect', 'fetch-redirect', 'js-location', 'websocket', 'websocket-secure'];
   await expect.poll(() => visible.filter((v) => !blockedUrls().includes(`/hit/${v}`)), { timeout: 10_000 }).toEqual([]);
   const failed = s.events.find((e) => e.type === 'failed' && e.url.endsWith(`/hit/img?run=${run}`));
   expect(failed).toMatchObject({ blocked: true, error: expect.stringMatching(/^Blocked by the domain policy: /) });

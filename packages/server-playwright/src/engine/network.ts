@@ -93,6 +93,14 @@ export class NetworkController {
     });
     page.on('requestfinished', (request) => this.reportResponse(request));
     page.on('requestfailed', (request) => this.reportFailure(request, pageId, contextId, handle.guards.policy));
+    // WebSockets are not requests to Playwright: one the policy refuses is reported here.
+    page.on('websocket', (socket) => {
+      const refusal = handle.guards.policy.refusal(socket.url(), 'request');
+      if (!refusal) return;
+      const requestId = `ws-${this.nextRequest++}`;
+      const event = { type: 'failed', requestId, pageId, url: socket.url(), resourceType: 'websocket', error: `Blocked by the domain policy: ${refusal}`, blocked: true, timestamp: Date.now() } as const;
+      this.emit('events/network', event);
+    });
   }
 
   /** The context is gone: its rules go, and its paused requests are let go rather than left hanging. */
