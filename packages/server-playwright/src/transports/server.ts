@@ -11,6 +11,7 @@ import { SessionRegistry } from '../rpc/sessions.js';
 import { SERVER_VERSION } from '../version.js';
 import { ServerSecurity } from '../security/serverSecurity.js';
 import type { Caller } from '../rpc/gate.js';
+import { HttpApi } from './httpApi.js';
 import { normalizeOrigin, refusal } from './requestGuard.js';
 
 export interface RunningServer {
@@ -33,6 +34,7 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
   const host = new BrowserHost({ headless: options.headless, chromiumPath: options.chromiumPath });
   const log = security.log;
   const sessions = new SessionRegistry(host, options);
+  const api = new HttpApi(sessions, options, security);
   const connections = new Set<RpcConnection>();
   const http = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, route) : createServer(route);
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes * 4, perMessageDeflate: false });
@@ -97,7 +99,15 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
     if (req.method === 'GET' && path === '/health') {
       return json(res, 200, { status: 'ok', version: SERVER_VERSION, protocolVersion: PROTOCOL_VERSION });
     }
-    json(res, 404, { error: 'not found', hint: 'Connect a WebSocket to this address; GET /health reports status.' });
+    api
+      .handle(req, res)
+      .then((handled) => {
+        if (!handled) json(res, 404, { error: 'not found', hint: 'Connect a WebSocket to this address, or see GET /openapi.json for the HTTP routes.' });
+      })
+      .catch((error: unknown) => {
+        log.error({ err: error }, 'HTTP request failed');
+        if (!res.headersSent) json(res, 500, { error: 'internal error' });
+      });
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -116,6 +126,7 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
     port,
     stats: async () => ({ connections: connections.size, resumableSessions: sessions.size, ...(await host.stats()) }),
     close: async () => {
+      await api.close();
       await shutdown(http, wss, connections, sessions, host);
       security.close();
     },
