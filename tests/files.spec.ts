@@ -157,6 +157,29 @@ describe('action/upload with upload directories and a size limit', () => {
     expect(paths.error.data.details).toMatchObject({ limit: 1_024, size: 2_000 });
     expect(await received(client)).toEqual([]);
   });
+
+  it('action/armFileChooser: the next file chooser, whatever opens it, receives the files; paths are checked when arming', async () => {
+    const { client, pageId } = await session(small);
+    expect(await client.call('action/armFileChooser', { paths: ['report.txt'], timeout: 5_000 })).toEqual({ status: 'armed', timeout: 5_000 });
+    await client.call('action/click', { selector: button('Choose file') });
+    await expect.poll(() => received(client)).toEqual(['hidden-input: report.txt (17 bytes): quarterly numbers']);
+    const { error } = await expectBAPError(() => client.call('action/armFileChooser', { pageId, paths: [join(dir, 'escape.txt')] }), ErrorCodes.InvalidParams);
+    expect(error.message).toBe(`params.paths.0: "${join(dir, 'escape.txt')}" is outside the server's upload directories.`);
+    await expectBAPError(() => client.call('action/armFileChooser', { paths: ['big.txt'] }), ErrorCodes.ResourceLimitExceeded);
+  });
+
+  it('action/armFileChooser: several files go to a multiple chooser, none to a single one; the last arm wins', async () => {
+    await writeFile(join(dir, 'second.txt'), 'two');
+    const { client } = await session(small);
+    await client.call('action/armFileChooser', { paths: ['second.txt'] });
+    await client.call('action/armFileChooser', { paths: ['report.txt', 'second.txt'] });
+    await client.call('action/click', { selector: label('Attachments') });
+    await expect.poll(() => received(client)).toEqual(['attachments: report.txt (17 bytes): quarterly numbers', 'attachments: second.txt (3 bytes): two']);
+    await client.call('action/armFileChooser', { paths: ['report.txt', 'second.txt'] });
+    await client.call('action/click', { selector: button('Choose file') });
+    await client.call('page/waitFor', { time: 300 });
+    expect(await received(client)).toHaveLength(2);
+  });
 });
 
 describe('downloads', () => {

@@ -99,6 +99,14 @@ describe('observe/ariaSnapshot and observe/accessibility', () => {
     expect(nodes(table.tree!).some((n) => n.role === 'cell' && n.name === 'Apple')).toBe(true);
   });
 
+  it('observe/ariaSnapshot with refs: false prints the plain ARIA snapshot', async () => {
+    const pageId = await open('form.html');
+    const plain = await h.client.call('observe/ariaSnapshot', { pageId, options: { refs: false } });
+    expect(plain.snapshot).toContain('- button "Submit"\n');
+    expect(plain.snapshot).not.toMatch(/\[ref=|\[cursor=/);
+    expect(plain.refCount).toBeGreaterThan(0);
+  });
+
   it('observe/accessibility returns the tree with ARIA roles, states and refs', async () => {
     const pageId = await open('form.html');
     await h.client.call('action/check', { pageId, selector: { type: 'role', role: 'checkbox', name: 'I accept the terms' } });
@@ -137,6 +145,39 @@ describe('observe/ariaSnapshot and observe/accessibility', () => {
     const names = nodes(steps.tree!).map((n) => n.name ?? n.text ?? '');
     expect(names.join(' ')).toContain('Peel');
     expect(names.join(' ')).not.toContain('Banana');
+  });
+});
+
+describe('observe/console', () => {
+  it("returns the page's console messages, oldest first, from a level up", async () => {
+    const pageId = await open('console.html');
+    await h.client.call('action/click', { pageId, selector: css('#log-button') });
+    await expect.poll(async () => (await h.client.call('observe/console', { pageId })).messages.length).toBe(7);
+    const all = await h.client.call('observe/console', { pageId });
+    expect(all).toMatchObject({ pageId, dropped: 0 });
+    expect(all.messages.map((m) => `${m.level}: ${m.text}`)).toEqual([
+      'log: load log message',
+      'debug: load debug message',
+      'info: load info message',
+      'warn: load warn message',
+      'error: load error message',
+      'log: click log 1',
+      'error: click error 1',
+    ]);
+    expect(all.messages[0]).toMatchObject({ url: h.url('console.html'), line: expect.any(Number), timestamp: expect.any(Number) });
+    const errors = await h.client.call('observe/console', { pageId, level: 'error' });
+    expect(errors.messages.map((m) => m.text)).toEqual(['load error message', 'click error 1']);
+    expect((await h.client.call('observe/console', { pageId, level: 'info' })).messages).toHaveLength(6);
+  });
+
+  it('keeps the last 1,000 messages of a page and counts those dropped', async () => {
+    const pageId = await open('console-burst.html?n=1200');
+    await h.client.call('action/click', { pageId, selector: css('#burst') });
+    await h.client.call('page/waitFor', { pageId, text: 'logged 1200' });
+    await expect.poll(async () => (await h.client.call('observe/console', { pageId })).dropped).toBe(200);
+    const { messages } = await h.client.call('observe/console', { pageId });
+    expect(messages).toHaveLength(1_000);
+    expect([messages[0]!.text, messages.at(-1)!.text]).toEqual(['burst 200', 'burst 1199']);
   });
 });
 

@@ -40,7 +40,10 @@ export const VALID_PARAMS: ReadonlyArray<readonly [string, Record<string, unknow
   ['observe/element', { selector: { type: 'placeholder', value: 'p' }, properties: ['visible', 'text'] }],
   ['observe/content', { format: 'markdown', selector: { type: 'semantic', description: 'd' }, maxLength: 100 }],
   ['observe/dom', { options: { root: { type: 'css', value: 'body' }, maxLength: 10 } }],
-  ['observe/ariaSnapshot', { options: { depth: 3, boxes: true, timeout: 100, includeTree: true } }],
+  ['observe/ariaSnapshot', { options: { depth: 3, boxes: true, timeout: 100, includeTree: true, refs: false } }],
+  ['observe/console', { pageId: 'p-1', level: 'warn' }],
+  ['page/evaluate', { pageId: 'p-1', expression: '1 + 1', timeout: 100 }],
+  ['action/armFileChooser', { pageId: 'p-1', paths: ['a.txt'], timeout: 1000 }],
   ['observe/accessibility', { options: { maxDepth: 3, interestingOnly: true, root: { type: 'css', value: 'body' } } }],
   ['events/subscribe', { events: ['page'] }],
   [

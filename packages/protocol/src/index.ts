@@ -25,3 +25,5 @@ export * from './methods/observe.js';
 export * from './methods/page.js';
 export { formatZodError } from './validation.js';
 export { buildJsonSchema } from './jsonSchema.js';
+export * from './http.js';
+export { buildOpenApi } from './openapi.js';

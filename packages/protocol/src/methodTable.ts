@@ -229,6 +229,17 @@ const baseMethods = {
     'page',
     'Wait for text to appear or go, an element state, a URL, a load state, or a number of milliseconds.',
   ),
+  'page/evaluate': method(
+    {
+      params: page.PageEvaluateParamsSchema,
+      result: page.PageEvaluateResultSchema,
+      scope: 'eval',
+      mutating: true,
+      lane: 'page',
+      description: 'Run a JavaScript expression in the page and return its value as JSON. Needs the eval scope and a server started with allowEvaluate.',
+    },
+    'page/evaluate',
+  ),
   'action/click': actionMethod('action/click', action.ClickParamsSchema, 'Click an element.'),
   'action/dblclick': actionMethod('action/dblclick', action.ClickParamsSchema, 'Double-click an element.'),
   'action/type': actionMethod(
@@ -264,6 +275,14 @@ const baseMethods = {
     files.UploadParamsSchema,
     'Put files into a file input, or into the file chooser that clicking the element opens.',
     files.UploadResultSchema,
+  ),
+  'action/armFileChooser': entry(
+    'action/armFileChooser',
+    files.ArmFileChooserParamsSchema,
+    files.ArmFileChooserResultSchema,
+    true,
+    'immediate',
+    'Arm the next file chooser of a page to receive server-side files, for the click that opens it; the last arm wins.',
   ),
   'observe/screenshot': method(
     {
@@ -328,6 +347,14 @@ const baseMethods = {
       stream: streams.content,
     },
     'observe/content',
+  ),
+  'observe/console': entry(
+    'observe/console',
+    observe.ConsoleParamsSchema,
+    observe.ConsoleResultSchema,
+    false,
+    'page',
+    "The page's console messages the server kept (the last 1,000), optionally only those at least as severe as a level.",
   ),
   'observe/pdf': method(
     {

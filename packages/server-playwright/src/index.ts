@@ -29,6 +29,7 @@ function resolve(options: ServerOptions): ResolvedServerOptions {
     maxPagesPerContext: options.maxPagesPerContext ?? 20,
     maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
     uploadDirs: options.uploadDirs ?? [],
+    allowEvaluate: options.allowEvaluate ?? false,
     sessionGraceMs: options.sessionGraceMs ?? 60_000,
     maxStreams: options.maxStreams ?? 3,
     allowedOrigins: options.allowedOrigins ?? [],

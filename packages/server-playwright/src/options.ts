@@ -25,8 +25,13 @@ export interface ServerOptions {
   maxPagesPerContext?: number;
   /** Largest total size of the files of one action/upload, in bytes (default 10 MiB). */
   maxUploadBytes?: number;
-  /** Directories action/upload may read `paths` from (default none: paths are refused). */
+  /** Directories action/upload and action/armFileChooser may read `paths` from (default none: paths are refused). */
   uploadDirs?: string[];
+  /**
+   * Let page/evaluate (REST: `/act {kind: "evaluate"}`) run page script, for tokens with the
+   * `eval` scope (default false: refused with -32003 whatever the scope).
+   */
+  allowEvaluate?: boolean;
   /**
    * How long a session opened with a sessionId outlives a dropped connection, waiting to be
    * resumed, in ms (default 60,000; 0 ends it at once).

@@ -36,7 +36,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  server = await startServer({ port: 0, logger: false, validateResults: true });
+  // Evaluation and upload directories on, for the page/evaluate and action/armFileChooser examples.
+  server = await startServer({ port: 0, logger: false, validateResults: true, allowEvaluate: true, uploadDirs: [join(docs, 'example-site')] });
 });
 
 afterAll(async () => {

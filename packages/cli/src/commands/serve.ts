@@ -15,6 +15,7 @@ interface ServeFlags {
   allowedOrigin?: string[];
   allowedHost?: string[];
   uploadDir?: string[];
+  allowEvaluate?: boolean;
   quiet?: boolean;
   tokensFile?: string;
   allowedDomain?: string[];
@@ -95,6 +96,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       allowedOrigins: flags.allowedOrigin,
       allowedHosts: flags.allowedHost,
       uploadDirs: flags.uploadDir,
+      allowEvaluate: flags.allowEvaluate,
       allowedDomains: flags.allowedDomain,
       blockedDomains: flags.blockedDomain,
       redactPatterns: flags.redact,
@@ -146,7 +148,8 @@ export function registerServe(program: Command): void {
     .option('--max-streams <n>', 'most streams (stream: true results) one connection may run at once (default 3)', integerIn(1, 100))
     .option('--allowed-origin <origin>', 'an origin whose web pages may connect, e.g. http://localhost:3000 (repeatable; default none)', collect)
     .option('--allowed-host <name>', 'a Host name requests may use (repeatable; default loopback names and the bound address)', collect)
-    .option('--upload-dir <dir>', 'a directory action/upload may read paths from (repeatable; default none)', collect)
+    .option('--upload-dir <dir>', 'a directory action/upload and action/armFileChooser may read paths from (repeatable; default none)', collect)
+    .option('--allow-evaluate', 'let page/evaluate (REST /act evaluate) run page script for tokens with the eval scope (default: refused)')
     .option('--tokens-file <path>', 'JSON {token: {name, scopes, allowedDomains?, expiresAt?}} (or $BAP_TOKENS); without tokens only loopback clients may connect')
     .option('--allowed-domain <pattern>', 'a host pages may reach: example.com, *.example.com, an IP or CIDR (repeatable; default any)', collect)
     .option('--blocked-domain <pattern>', 'a host pages may never reach (repeatable; cloud metadata addresses always are)', collect)

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PageIdSchema, PositionSchema, TimeoutSchema } from '../common.js';
 import { SelectorSchema } from '../selectors.js';
 
-const ModifierSchema = z.enum(['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift']);
+export const ModifierSchema = z.enum(['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift']);
 
 export const ActionOptionsSchema = z.strictObject({
   timeout: TimeoutSchema.optional(),

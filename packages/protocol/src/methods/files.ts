@@ -29,6 +29,20 @@ export const UploadResultSchema = z.object({
   viaFileChooser: z.boolean(),
 });
 
+/** Arms the next file chooser the page opens: it receives these files, however it was opened. */
+export const ArmFileChooserParamsSchema = z.strictObject({
+  pageId: PageIdSchema,
+  /** Server-side paths, inside the server's upload directories (as action/upload `paths`). */
+  paths: z.array(z.string().min(1).max(4096)).min(1).max(100),
+  /** How long the arm lasts (ms, default and maximum 120,000). A later arm replaces it. */
+  timeout: z.number().int().min(1).max(120_000).optional(),
+});
+export const ArmFileChooserResultSchema = z.object({
+  status: z.literal('armed'),
+  /** How long the arm lasts, ms. */
+  timeout: z.number().int(),
+});
+
 export const DownloadStateSchema = z.enum(['started', 'completed', 'canceled', 'failed']);
 
 export const DownloadInfoSchema = z.object({

@@ -84,7 +84,11 @@ export const AriaSnapshotParamsSchema = z.strictObject({
   pageId: PageIdSchema,
   /** Snapshot only this element's subtree (refs of the rest of the page stay valid). */
   selector: SelectorSchema.optional(),
-  options: SnapshotOptionsSchema.extend({ includeTree: z.boolean().optional() }).optional(),
+  options: SnapshotOptionsSchema.extend({
+    includeTree: z.boolean().optional(),
+    /** False: print no `[ref=…]` or `[cursor=pointer]` marks, as Playwright's plain ARIA snapshot (refs are still assigned). Default true. */
+    refs: z.boolean().optional(),
+  }).optional(),
   ...StreamOptionsShape,
 });
 
@@ -211,3 +215,28 @@ export const PdfResultSchema = z.object({
   data: z.string(),
   size: z.number().int(),
 });
+
+export const ConsoleLevelSchema = z.enum(['debug', 'log', 'info', 'warn', 'error']);
+
+/** The console messages a page has logged, kept by the server (the last 1,000 per page). */
+export const ConsoleParamsSchema = z.strictObject({
+  pageId: PageIdSchema,
+  /** Only messages at least this severe: debug < log = info < warn < error. */
+  level: ConsoleLevelSchema.optional(),
+});
+export const ConsoleMessageSchema = z.object({
+  level: ConsoleLevelSchema,
+  text: z.string(),
+  url: z.string().optional(),
+  line: z.number().int().optional(),
+  column: z.number().int().optional(),
+  timestamp: z.number(),
+});
+export const ConsoleResultSchema = z.object({
+  pageId: z.string(),
+  /** Oldest first. */
+  messages: z.array(ConsoleMessageSchema),
+  /** Older messages no longer kept (beyond the last 1,000). */
+  dropped: z.number().int(),
+});
+export type ConsoleMessage = z.infer<typeof ConsoleMessageSchema>;

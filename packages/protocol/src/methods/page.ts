@@ -94,3 +94,18 @@ export const PageWaitForResultSchema = z.object({
   waited: z.number(),
   url: z.string(),
 });
+
+/** Run page script: needs the `eval` scope and a server started with allowEvaluate. */
+export const PageEvaluateParamsSchema = z.strictObject({
+  pageId: PageIdSchema,
+  /** A JavaScript expression, or a function (`() => …`) that is called; a promise is awaited. Runs in the current frame. */
+  expression: z.string().min(1).max(1_000_000),
+  timeout: TimeoutSchema.optional(),
+});
+export const PageEvaluateResultSchema = z.object({
+  /**
+   * The value as JSON, made in the page: `undefined` becomes null; inside objects and arrays a
+   * BigInt becomes a string, a Map an object, a Set an array, and functions are left out.
+   */
+  value: z.unknown(),
+});

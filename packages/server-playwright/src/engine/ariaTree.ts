@@ -55,13 +55,14 @@ export function collectRefs(nodes: readonly AccessibilityNode[], inFrame = false
  * Renders nodes in the YAML of Playwright's AI snapshot (`- button "Go" [ref=@e5]`), from the
  * JSON tree rather than by rewriting Playwright's text, so a page cannot forge a ref inside a name.
  */
-export function renderSnapshot(nodes: readonly AccessibilityNode[]): string {
+export function renderSnapshot(nodes: readonly AccessibilityNode[], { refs = true }: { refs?: boolean } = {}): string {
   const lines: string[] = [];
-  for (const node of nodes) renderNode(node, '', lines);
+  for (const node of nodes) renderNode(node, '', lines, refs);
   return lines.join('\n');
 }
 
-function renderNode(node: AccessibilityNode, indent: string, lines: string[]): void {
+/** With `refs` false, the marks only the AI snapshot has (`[ref=…]`, `[cursor=pointer]`) are left out. */
+function renderNode(node: AccessibilityNode, indent: string, lines: string[], refs: boolean): void {
   if (node.role === 'text') {
     lines.push(`${indent}- text: ${yamlValue(node.name ?? '')}`);
     return;
@@ -75,8 +76,8 @@ function renderNode(node: AccessibilityNode, indent: string, lines: string[]): v
   if (node.level) key += ` [level=${node.level}]`;
   if (node.pressed !== undefined) key += node.pressed === 'mixed' ? ' [pressed=mixed]' : ' [pressed]';
   if (node.selected) key += ' [selected]';
-  if (node.ref) key += ` [ref=${node.ref}]`;
-  if (node.clickable) key += ' [cursor=pointer]';
+  if (refs && node.ref) key += ` [ref=${node.ref}]`;
+  if (refs && node.clickable) key += ' [cursor=pointer]';
   if (node.boundingBox) {
     const b = node.boundingBox;
     key += ` [box=${[b.x, b.y, b.width, b.height].map(Math.round).join(',')}]`;
@@ -94,7 +95,7 @@ function renderNode(node: AccessibilityNode, indent: string, lines: string[]): v
   const inner = `${indent}  `;
   if (node.text !== undefined) lines.push(`${inner}- text: ${yamlValue(node.text)}`);
   for (const prop of props) lines.push(`${inner}- ${prop}`);
-  for (const child of children) renderNode(child, inner, lines);
+  for (const child of children) renderNode(child, inner, lines, refs);
 }
 
 function yamlKey(key: string): string {

@@ -67,7 +67,14 @@ export async function raster(
  */
 export async function snapshot(
   h: PageHandle,
-  o: { selector?: ParsedParams<'observe/ariaSnapshot'>['selector']; depth?: number | undefined; boxes?: boolean | undefined; timeout?: number | undefined; includeTree: boolean },
+  o: {
+    selector?: ParsedParams<'observe/ariaSnapshot'>['selector'];
+    depth?: number | undefined;
+    boxes?: boolean | undefined;
+    timeout?: number | undefined;
+    includeTree: boolean;
+    refs?: boolean | undefined;
+  },
 ): Promise<SnapshotResult> {
   const root = o.selector ? await h.element(o.selector, 'observe/ariaSnapshot') : undefined;
   const frame = h.frames.current();
@@ -88,7 +95,7 @@ export async function snapshot(
     pageId: h.id,
     url: frame.url(),
     title: await title,
-    snapshot: renderSnapshot(nodes),
+    snapshot: renderSnapshot(nodes, { refs: o.refs ?? true }),
     refCount: h.refs.size,
   };
   if (o.includeTree) result.tree = { role: 'document', name: result.title, children: nodes };

@@ -9,9 +9,11 @@ import {
   type Selector,
   type WaitUntil,
 } from '@browseragentprotocol/protocol';
+import { ConsoleLog } from './consoleLog.js';
 import { DialogController } from './dialogs.js';
 import { toBAPError } from './errors.js';
 import type { Emit } from './events.js';
+import { FileChooserHook } from './fileChooserHook.js';
 import { FrameTracker } from './frames.js';
 import { locate, requireElement, type Target } from './locate.js';
 import { RefRegistry } from './refRegistry.js';
@@ -28,11 +30,13 @@ const CONSOLE_LEVELS: Record<string, ConsoleEvent['level']> = {
   log: 'log', debug: 'debug', info: 'info', error: 'error', warning: 'warn', trace: 'debug', dir: 'log', assert: 'error',
 };
 
-/** One page of a session: its ids, refs, frames, dialogs, status, and its events. */
+/** One page of a session: its ids, refs, frames, dialogs, file chooser hook, console log, status, and its events. */
 export class PageHandle {
   readonly refs: RefRegistry;
   readonly frames: FrameTracker;
   readonly dialogs: DialogController;
+  readonly fileChooser: FileChooserHook;
+  readonly console: ConsoleLog;
   status: PageInfo['status'] = 'loading';
   private cdpSession: Promise<CDPSession> | null = null;
 
@@ -47,6 +51,8 @@ export class PageHandle {
     this.refs = new RefRegistry(page, guards.maxRefs);
     this.frames = new FrameTracker(page, timeouts.action);
     this.dialogs = new DialogController(page, id, emit);
+    this.fileChooser = new FileChooserHook(page);
+    this.console = new ConsoleLog(id);
     const now = Date.now;
     const pageEvent = (type: 'domcontentloaded' | 'load' | 'navigated', url = page.url()) =>
       emit('events/page', { type, pageId: id, url, timestamp: now() });
@@ -75,6 +81,7 @@ export class PageHandle {
         timestamp: now(),
       };
       if (location.url) Object.assign(event, { url: location.url, line: location.lineNumber, column: location.columnNumber });
+      this.console.add(event);
       emit('events/console', event);
     });
   }

@@ -11,6 +11,8 @@ export interface UploadLimits {
 }
 
 type Params = ParsedParams<'action/upload'>;
+/** How long an armed file chooser waits (ms); also the most a client may ask for. */
+const MAX_ARMED_MS = 120_000;
 type Files = { name: string; mimeType: string; buffer: Buffer }[] | string[];
 
 /**
@@ -44,6 +46,14 @@ export async function upload(h: PageHandle, p: Params, limits: UploadLimits): Pr
   } catch (error) {
     throw toBAPError(error, context);
   }
+}
+
+/** action/armFileChooser: the paths are checked now, and go to the next file chooser the page opens. */
+export async function armFileChooser(h: PageHandle, p: ParsedParams<'action/armFileChooser'>, limits: UploadLimits): Promise<MethodResult<'action/armFileChooser'>> {
+  const paths = await allowedPaths(p.paths, limits);
+  const timeout = p.timeout ?? MAX_ARMED_MS;
+  h.fileChooser.arm(paths, timeout);
+  return { status: 'armed', timeout };
 }
 
 /** Clicks the element and catches the file chooser the click opens. */

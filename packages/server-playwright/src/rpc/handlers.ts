@@ -13,7 +13,8 @@ import * as observe from '../engine/observe.js';
 import type { BrowserSession } from '../engine/session.js';
 import { agentObserve } from '../engine/agentObserve.js';
 import { extract } from '../engine/extract.js';
-import { upload } from '../engine/upload.js';
+import { evaluate } from '../engine/evaluate.js';
+import { armFileChooser, upload } from '../engine/upload.js';
 import { waitFor } from '../engine/waiting.js';
 import type { ResolvedServerOptions } from '../options.js';
 import { act } from './act.js';
@@ -106,6 +107,7 @@ export const handlers: Handlers = {
     return {};
   },
   'page/waitFor': async ({ session }, p) => waitFor(await session.page(p.pageId), p),
+  'page/evaluate': async ({ session, options }, p) => evaluate(() => session.page(p.pageId), p, options.allowEvaluate),
   'frame/list': async ({ session }, p) => (await session.page(p.pageId)).frames.list(),
   'frame/switch': async ({ session }, p) => {
     const h = await session.page(p.pageId);
@@ -125,6 +127,7 @@ export const handlers: Handlers = {
   'action/uncheck': async ({ session }, p) => actions.check(await session.page(p.pageId), p, false),
   'action/drag': async ({ session }, p) => actions.drag(await session.page(p.pageId), p),
   'action/upload': async ({ session, options }, p) => upload(await session.page(p.pageId), p, options),
+  'action/armFileChooser': async ({ session, options }, p) => armFileChooser(await session.page(p.pageId), p, options),
   'observe/screenshot': async ({ session }, p) => observe.screenshot(await session.page(p.pageId), p),
   'observe/ariaSnapshot': async ({ session }, p) =>
     observe.snapshot(await session.page(p.pageId), {
@@ -133,6 +136,7 @@ export const handlers: Handlers = {
       boxes: p.options?.boxes,
       timeout: p.options?.timeout,
       includeTree: p.options?.includeTree ?? false,
+      refs: p.options?.refs,
     }),
   'observe/accessibility': async ({ session }, p) =>
     observe.snapshot(await session.page(p.pageId), {
@@ -145,6 +149,7 @@ export const handlers: Handlers = {
   'observe/dom': async ({ session }, p) => observe.dom(await session.page(p.pageId), p),
   'observe/element': async ({ session }, p) => observe.element(await session.page(p.pageId), p),
   'observe/content': async ({ session }, p) => observe.content(await session.page(p.pageId), p),
+  'observe/console': async ({ session }, p) => (await session.page(p.pageId)).console.list(p.level),
   'observe/pdf': async ({ session }, p) => observe.pdf(await session.page(p.pageId), p),
   'storage/getState': async ({ session }, p) => browserState.getState(await session.contextFor(p)),
   'storage/setState': async ({ session }, p) => browserState.setState(await session.contextFor(p), p.state),

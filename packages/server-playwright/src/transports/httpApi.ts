@@ -63,11 +63,12 @@ export class HttpApi {
       restSession: () => this.restSession(caller),
       rpcSession: (id) => {
         const session = this.rpcSessions.get(id);
-        return session && session.caller.principal.name === caller.principal.name ? session : undefined;
+        return session && !session.closed && session.caller.principal.name === caller.principal.name ? session : undefined;
       },
       newRpcSession: () => {
         const session = new HttpSession(this.registry, this.options, this.security, caller);
         this.rpcSessions.set(session.id, session);
+        session.onClose(() => this.rpcSessions.delete(session.id));
         return session;
       },
       body: () => readBody(req, this.options.maxMessageBytes),
@@ -103,6 +104,7 @@ export class HttpApi {
       const created = new HttpSession(this.registry, this.options, this.security, caller);
       session = created.open().then(() => created);
       session.catch(() => this.restSessions.delete(key));
+      created.onClose(() => this.restSessions.delete(key));
       this.restSessions.set(key, session);
     }
     return session;
@@ -120,7 +122,7 @@ export class HttpApi {
 }
 
 const RPC_PATHS = new Set(['/rpc', '/message', '/events']);
-const REST_PATHS = new Set(['/', '/start', '/stop', '/tabs', '/tabs/open', '/tabs/focus', '/navigate', '/act', '/screenshot', '/snapshot', '/console', '/pdf', '/hooks/file-chooser', '/hooks/dialog']);
+const REST_PATHS = new Set(['/', '/start', '/stop', '/tabs', '/tabs/open', '/tabs/focus', '/navigate', '/act', '/screenshot', '/snapshot', '/console', '/pdf', '/hooks/file-chooser', '/hooks/dialog', '/openapi.json']);
 
 function isHttpRoute(path: string): boolean {
   return RPC_PATHS.has(path) || REST_PATHS.has(path) || path.startsWith('/tabs/');

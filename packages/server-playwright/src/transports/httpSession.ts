@@ -22,7 +22,9 @@ export interface SseEvent {
 export class HttpSession {
   readonly id = randomUUID();
   readonly connection: RpcConnection;
-  private readonly collectors = new Set<(reply: JSONRPCResponse) => void>();
+  private readonly collectors = new Set<(message: JSONRPCResponse[]) => void>();
+  private readonly closeListeners = new Set<() => void>();
+  private ended = false;
   private readonly events: SseEvent[] = [];
   private readonly listeners = new Set<(event: SseEvent) => void>();
   private nextEvent = 1;
@@ -67,15 +69,17 @@ export class HttpSession {
 
   /**
    * Sends raw JSON-RPC text (a request, a notification or a batch) and returns the replies to
-   * it: those carrying its ids, or, for text that names none (not JSON, no valid id), those with
-   * id null.
+   * it. The connection answers one text with one message (a reply or an array of them): the one
+   * carrying any of this text's ids, or, for text that names none (not JSON, no valid id), a
+   * reply with id null.
    */
   async exchange(text: string): Promise<JSONRPCResponse[]> {
     this.lastUsed = Date.now();
     const ids = requestIds(text);
-    const replies: JSONRPCResponse[] = [];
-    const collect = (reply: JSONRPCResponse) => {
-      if (reply.id === null ? ids.size === 0 : ids.has(reply.id)) replies.push(reply);
+    let replies: JSONRPCResponse[] = [];
+    const collect = (message: JSONRPCResponse[]) => {
+      const ours = ids.size ? message.some((r) => r.id !== null && ids.has(r.id)) : message.length === 1 && message[0]!.id === null;
+      if (ours && !replies.length) replies = message;
     };
     this.collectors.add(collect);
     try {
@@ -93,8 +97,22 @@ export class HttpSession {
     return () => this.listeners.delete(listener);
   }
 
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  /** Called once when the session ends (closed here, or replaced by another connection). */
+  onClose(listener: () => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
   async close(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
     this.listeners.clear();
+    for (const listener of this.closeListeners) listener();
+    this.closeListeners.clear();
     await this.connection.close();
   }
 
@@ -103,7 +121,7 @@ export class HttpSession {
     const message = JSON.parse(text) as unknown;
     const items = Array.isArray(message) ? message : [message];
     if (items.every((m) => typeof m === 'object' && m !== null && 'id' in m)) {
-      for (const collect of this.collectors) for (const item of items) collect(item as JSONRPCResponse);
+      for (const collect of this.collectors) collect(items as JSONRPCResponse[]);
       return;
     }
     const event = { id: this.nextEvent++, data: text };

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Fuzzes the OpenAPI document (GET /openapi.json) against a running `bap serve` with Schemathesis:
+# at least 500 generated requests, failing on any 5xx or any response that does not match its
+# schema. Sets up its own Python venv (.venv-schemathesis) from python/requirements-schemathesis.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+venv=.venv-schemathesis
+stamp="$venv/.requirements"
+if [ ! -x "$venv/bin/schemathesis" ] || ! cmp -s python/requirements-schemathesis.txt "$stamp"; then
+  echo "schemathesis: setting up $venv" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r python/requirements-schemathesis.txt >&2
+  cp python/requirements-schemathesis.txt "$stamp"
+fi
+
+log=$(mktemp)
+node packages/cli/dist/bin.js serve --port 0 --quiet > "$log" &
+server=$!
+trap 'kill $server 2>/dev/null || true; rm -f "$log"' EXIT
+for _ in $(seq 1 100); do
+  url=$(sed -n 's/^BAP server ready on ws:\/\/\([^ ]*\).*/http:\/\/\1/p' "$log")
+  [ -n "$url" ] && break
+  sleep 0.2
+done
+[ -n "${url:-}" ] || { echo "schemathesis: bap serve did not start" >&2; exit 1; }
+
+"$venv/bin/schemathesis" run "$url/openapi.json" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+  --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-60}" \
+  --workers 1 \
+  --seed 1 \
+  --request-timeout 30 \
+  --report junit --report-junit-path "${SCHEMATHESIS_JUNIT:-/tmp/schemathesis-junit.xml}" \
+  "$@"
