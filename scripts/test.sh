@@ -16,4 +16,6 @@ const slow = r.testResults.map((f) => [f.name.split("/").slice(-2).join("/"), (f
 console.log(`slowest files: ${slow.map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(", ")}`);
 console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);' "$report" || true
 [ -n "${BAP_TEST_REPORT:-}" ] || rm -f "$report"
+echo "== schemathesis (OpenAPI fuzzing against bap serve)"
+BAP_SETUP_DONE=1 bash scripts/schemathesis.sh || status=$?
 exit "$status"

@@ -43,6 +43,8 @@ describe('REST refusals', () => {
       ['POST', '/act', { kind: 'fill', fields: [{ ref: 'e1', value: 3 }] }, 'body.fields.0.value'],
       ['POST', '/act', { kind: 'wait', text: 'a', timeMs: 5 }, 'give exactly one of timeMs, text, textGone, selector, url, loadState (got timeMs, text)'],
       ['POST', '/act', { kind: 'resize', width: 0, height: 10 }, 'body.width'],
+      ['POST', '/act', { kind: 'wait', text: 'a', timeoutMs: 0 }, 'body.timeoutMs'],
+      ['POST', '/act', { kind: 'click', ref: 'e1', timeoutMs: 60_000 }, 'body.timeoutMs: Too big: expected number to be <=20000'],
       ['POST', '/screenshot', { type: 'gif' }, 'body.type'],
       ['POST', '/hooks/dialog', { promptText: 'x' }, 'body.accept'],
       ['POST', '/hooks/file-chooser', { paths: [] }, 'body.paths'],

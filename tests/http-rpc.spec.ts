@@ -466,7 +466,7 @@ describe('with tokens', () => {
   });
 });
 
-describe('docs/http-rpc-section.md', () => {
+describe("docs/http.md's JSON-RPC over HTTP section", () => {
   const run = promisify(execFile);
 
   it('its curl examples run as shown', async () => {
@@ -475,7 +475,8 @@ describe('docs/http-rpc-section.md', () => {
     } catch {
       throw new Error('curl is not installed: the docs examples are curl commands and this test runs them.');
     }
-    const doc = readFileSync(new URL('../docs/http-rpc-section.md', import.meta.url), 'utf8');
+    const whole = readFileSync(new URL('../docs/http.md', import.meta.url), 'utf8');
+    const doc = whole.slice(whole.indexOf('## JSON-RPC over HTTP'));
     const blocks = [...doc.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const env: NodeJS.ProcessEnv = { ...process.env, BAP: base };

@@ -19,9 +19,20 @@ export const TargetIdSchema = z.string().min(1).max(64).describe('A tab id from 
 export const RefSchema = z.string().regex(/^@?[A-Za-z0-9_-]{1,64}$/, 'a ref such as "e5" from GET /snapshot').describe('An element ref from GET /snapshot, e.g. "e5" or "@e5".');
 /** How long a hook stays armed: default and maximum two minutes; more is clamped. */
 export const HOOK_MAX_MS = 120_000;
+/**
+ * The longest one request may wait (`timeoutMs`, wait `timeMs`): an answer comes well within
+ * the 30 s common HTTP clients and proxies allow; a longer wait is several requests.
+ */
+export const REST_MAX_WAIT_MS = 20_000;
 
 const targetId = { targetId: TargetIdSchema.optional() };
-const timeoutMs = z.number().int().min(0).max(300_000).optional().describe('How long to wait for the element and the action (ms); default: the server action timeout.');
+const timeoutMs = z
+  .number()
+  .int()
+  .min(1)
+  .max(REST_MAX_WAIT_MS)
+  .optional()
+  .describe(`How long to wait for the element, the action or the condition (ms, at most ${REST_MAX_WAIT_MS}); default: the server action timeout.`);
 const element = { ...targetId, ref: RefSchema, timeoutMs };
 const hookTimeout = z.number().int().min(1).max(86_400_000).optional().describe(`How long the arm lasts (ms); default and maximum ${HOOK_MAX_MS}, larger values are clamped.`);
 
@@ -100,7 +111,7 @@ export const ActBodySchema = z.discriminatedUnion('kind', [
     .strictObject({
       kind: z.literal('wait'),
       ...targetId,
-      timeMs: z.number().int().min(0).max(60_000).optional(),
+      timeMs: z.number().int().min(0).max(REST_MAX_WAIT_MS).optional(),
       text: z.string().min(1).max(1_000).optional(),
       textGone: z.string().min(1).max(1_000).optional(),
       selector: z.string().min(1).max(10_000).optional().describe('A CSS selector to become visible.'),
