@@ -21,4 +21,16 @@ elif [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 
+# The HTTP docs tests run their curl examples with real curl.
+if ! command -v curl >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing curl" >&2
+    apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q curl >&2
+  else
+    echo "setup: curl is missing (the HTTP docs tests run curl). Install it: sudo apt-get install -y curl" >&2
+    exit 1
+  fi
+fi
+
 npx tsc -b >&2
