@@ -4,6 +4,7 @@
 # schema. Sets up its own Python venv (.venv-schemathesis) from python/requirements-schemathesis.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/debian.sh
 [ -n "${BAP_SETUP_DONE:-}" ] || bash scripts/setup.sh
 
 venv=.venv-schemathesis
@@ -12,8 +13,7 @@ if [ ! -x "$venv/bin/schemathesis" ] || ! cmp -s python/requirements-schemathesi
   echo "schemathesis: setting up $venv" >&2
   if ! python3 -m venv "$venv" >/dev/null 2>&1; then
     # Debian ships venv support separately.
-    [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || { echo "schemathesis: python3 -m venv failed; install python3-venv" >&2; exit 1; }
-    apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv >&2
+    debian_install python3-venv "python3 -m venv failed; install python3-venv (sudo apt-get install -y python3-venv)."
     rm -rf "$venv" && python3 -m venv "$venv"
   fi
   "$venv/bin/pip" install -q --disable-pip-version-check -r python/requirements-schemathesis.txt >&2

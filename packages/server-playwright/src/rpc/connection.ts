@@ -231,22 +231,25 @@ export class RpcConnection {
       if (record.decision === 'allowed') record.decision = refusalKind(failure) ?? 'allowed';
       throw error;
     } finally {
-      const { redactor } = this.security;
-      const entry = {
-        time: new Date(started).toISOString(),
-        client: this.caller.remote,
-        token: this.caller.principal.name,
-        session: context?.sessionId ?? null,
-        method,
-        ...(step !== undefined ? { step } : {}),
-        params: redactor.scrubValue(abbreviated(params)),
-        ...record,
-        outcome: failure ? ('error' as const) : ('ok' as const),
-        ...(failure ? { error: { code: failure.code, message: redactor.scrub(failure.message) } } : {}),
-        durationMs: Date.now() - started,
-      };
-      this.security.audit?.record(entry);
-      this.security.log.debug({ audit: entry }, `${method} ${entry.outcome}`);
+      const { redactor, audit, log } = this.security;
+      // Built only when someone reads it: the audit log, or a debug-level log.
+      if (audit || log.isLevelEnabled('debug')) {
+        const entry = {
+          time: new Date(started).toISOString(),
+          client: this.caller.remote,
+          token: this.caller.principal.name,
+          session: context?.sessionId ?? null,
+          method,
+          ...(step !== undefined ? { step } : {}),
+          params: redactor.scrubValue(abbreviated(params)),
+          ...record,
+          outcome: failure ? ('error' as const) : ('ok' as const),
+          ...(failure ? { error: { code: failure.code, message: redactor.scrub(failure.message) } } : {}),
+          durationMs: Date.now() - started,
+        };
+        audit?.record(entry);
+        log.debug({ audit: entry }, `${method} ${entry.outcome}`);
+      }
     }
   }
 

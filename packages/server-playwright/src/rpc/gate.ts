@@ -10,7 +10,7 @@ import {
 import type { PageHandle } from '../engine/pageHandle.js';
 import type { BrowserSession } from '../engine/session.js';
 import { limitError } from '../engine/errors.js';
-import { SENSITIVE_FIELDS } from '../engine/secrets.js';
+import { isSensitiveField, learnSecret, sensitiveFieldMasks } from '../engine/secrets.js';
 import type { ApprovalSubject } from '../security/approvals.js';
 import type { ClientLimits } from '../security/rateLimits.js';
 import { SecretStore } from '../security/secretStore.js';
@@ -134,7 +134,7 @@ export class CallGate {
     }
     // A value about to go into a password or card field is a secret from now on, the approval request included.
     const field = SECRET_FIELDS[method];
-    if (field && element?.sensitive && typeof params[field] === 'string') this.security.redactor.add(params[field]);
+    if (field && element?.sensitive && typeof params[field] === 'string') learnSecret(this.security.redactor, params[field]);
     const { requestId, expiresAt, decision } = approvals.wait(session, rule.name, rule.timeout);
     const screenshot = approvals.config.includeScreenshot && page ? await viewportShot(page) : undefined;
     notify('approval/required', {
@@ -178,7 +178,7 @@ async function describeTarget(page: PageHandle, selector: Selector, method: stri
     const [snapshot, box, sensitive] = await Promise.all([
       locator.ariaSnapshot({ timeout }),
       locator.boundingBox({ timeout }).catch(() => null),
-      locator.evaluate((el, fields) => el.matches(fields), SENSITIVE_FIELDS, { timeout }).catch(() => false),
+      isSensitiveField(locator, timeout).catch(() => false),
     ]);
     const first = /^- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?/.exec(snapshot);
     if (!first) return undefined;
@@ -216,6 +216,6 @@ async function elementAtPoint(page: PageHandle, x: number, y: number): Promise<T
 }
 
 async function viewportShot(page: PageHandle): Promise<string | undefined> {
-  const shot = await page.page.screenshot({ timeout: 5_000, mask: [page.page.locator(SENSITIVE_FIELDS)] }).catch(() => undefined);
+  const shot = await page.page.screenshot({ timeout: 5_000, mask: sensitiveFieldMasks(page.page) }).catch(() => undefined);
   return shot?.toString('base64');
 }

@@ -89,7 +89,10 @@ function redacting(logger: Logger, redactor: Redactor): Logger {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver) as unknown;
       if (typeof key === 'string' && LEVELS.has(key) && typeof value === 'function') {
-        return (...args: unknown[]) => (value as (...a: unknown[]) => void).apply(target, args.map(scrub));
+        // A level that is off writes nothing: nothing to scrub.
+        return (...args: unknown[]) => {
+          if (target.isLevelEnabled(key)) (value as (...a: unknown[]) => void).apply(target, args.map(scrub));
+        };
       }
       if (key === 'child' && typeof value === 'function') {
         return (...args: unknown[]) => redacting((value as (...a: unknown[]) => Logger).apply(target, args), redactor);

@@ -29,6 +29,8 @@ export interface HttpContext {
   newRpcSession(): HttpSession;
   /** The request body parsed as JSON (`{}` when empty); -32700 / -32600 (413) on bad or large bodies. */
   body(): Promise<unknown>;
+  /** The request body as text; -32600 (413) when too large. */
+  text(): Promise<string>;
 }
 
 /**
@@ -72,6 +74,7 @@ export class HttpApi {
         return session;
       },
       body: () => readBody(req, this.options.maxMessageBytes),
+      text: () => readText(req, this.options.maxMessageBytes),
     });
     const caller = 'principal' in auth ? { principal: auth.principal, remote: req.socket.remoteAddress ?? 'unknown' } : null;
     try {
@@ -128,15 +131,23 @@ function isHttpRoute(path: string): boolean {
   return RPC_PATHS.has(path) || REST_PATHS.has(path) || path.startsWith('/tabs/');
 }
 
-async function readBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+/** The body as text; over `maxBytes` it is a -32600 that httpStatus maps to 413. */
+async function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
+  const tooLarge = () => new BAPError(ErrorCodes.InvalidRequest, `Body exceeds the limit of ${maxBytes} bytes.`, { details: { limit: maxBytes } });
+  if (Number(req.headers['content-length']) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) throw new BAPError(ErrorCodes.InvalidRequest, `Body of more than ${maxBytes} bytes exceeds the limit of ${maxBytes} bytes.`);
+    if (size > maxBytes) throw tooLarge();
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The body parsed as JSON, `{}` when empty. */
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const text = await readText(req, maxBytes);
   if (!text.trim()) return {};
   try {
     return JSON.parse(text) as unknown;

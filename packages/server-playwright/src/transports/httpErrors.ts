@@ -48,10 +48,12 @@ export function httpStatus(error: BAPError): number {
   }
 }
 
-/** Writes `{error: {code, name, message, data}}` with its status, and Retry-After when waiting helps. */
-export function sendError(res: ServerResponse, error: BAPError): void {
-  const status = httpStatus(error);
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+/**
+ * Writes `{error: {code, name, message, data}}` with its status (or the one given), and
+ * Retry-After when waiting helps.
+ */
+export function sendError(res: ServerResponse, error: BAPError, status = httpStatus(error), extra: Record<string, string> = {}): void {
+  const headers: Record<string, string> = { ...extra, 'content-type': 'application/json' };
   if (error.data.retryAfterMs !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(error.data.retryAfterMs / 1000)));
   res.writeHead(status, headers);
   res.end(JSON.stringify({ error: { code: error.code, name: errorName(error.code), message: error.message, data: error.data } }));

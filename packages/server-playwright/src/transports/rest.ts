@@ -4,7 +4,6 @@ import {
   HOOK_MAX_MS,
   PROTOCOL_VERSION,
   buildOpenApi,
-  errorName,
   formatZodError,
   restRoutes,
   type MethodParams,
@@ -17,7 +16,7 @@ import {
 } from '@browseragentprotocol/protocol';
 import { SERVER_VERSION } from '../version.js';
 import type { HttpContext } from './httpApi.js';
-import { sendJson } from './httpErrors.js';
+import { sendError, sendJson } from './httpErrors.js';
 import { act, onPage, refSelector, type BapCall } from './restAct.js';
 
 /** A route's answer: JSON, or bytes of a media type. */
@@ -36,8 +35,7 @@ export async function handleRest(ctx: HttpContext): Promise<boolean> {
   if (!found) return false;
   if ('allow' in found) {
     const error = new BAPError(ErrorCodes.InvalidRequest, `Method Not Allowed: ${ctx.path} takes ${found.allow.join(', ')}.`, { retryable: false });
-    ctx.res.setHeader('allow', found.allow.join(', '));
-    sendJson(ctx.res, 405, { error: { code: error.code, name: errorName(error.code), message: error.message, data: error.data } });
+    sendError(ctx.res, error, 405, { allow: found.allow.join(', ') });
     return true;
   }
   const [name, route, pathParams] = found;

@@ -1,5 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BAPError, ErrorCodes, errorName, type JSONRPCResponse } from '@browseragentprotocol/protocol';
+import type { ServerResponse } from 'node:http';
+import { BAPError, ErrorCodes, type JSONRPCResponse } from '@browseragentprotocol/protocol';
 import type { HttpContext } from './httpApi.js';
 import { sendError } from './httpErrors.js';
 import type { HttpSession, SseEvent } from './httpSession.js';
@@ -45,15 +45,16 @@ export async function handleRpc(ctx: HttpContext): Promise<boolean> {
 async function post(ctx: HttpContext): Promise<void> {
   const { req, res } = ctx;
   if (!isJson(req.headers['content-type'])) {
-    return refuse(res, 415, new BAPError(ErrorCodes.InvalidRequest, 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json.', { details: { header: 'Content-Type' } }));
+    return sendError(res, new BAPError(ErrorCodes.InvalidRequest, 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json.', { details: { header: 'Content-Type' } }), 415);
   }
   const id = sessionId(ctx);
   const existing = id === null ? undefined : found(ctx, id);
   if (id !== null && !existing) return notFound(res, id);
-  const text = await readText(req, ctx.options.maxMessageBytes);
+  const text = await ctx.text();
   const session = existing ?? ctx.newRpcSession();
   const replies = await session.exchange(text);
-  if (!existing && !initializes(text, replies)) await session.close();
+  const message = parse(text);
+  if (!existing && !initializes(message, replies)) await session.close();
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
   if (!session.closed) headers[SESSION_HEADER] = session.id;
   if (!replies.length) {
@@ -61,7 +62,7 @@ async function post(ctx: HttpContext): Promise<void> {
     res.end();
     return;
   }
-  const body = isBatch(text, ctx.options.maxBatchSize) ? replies : replies[0];
+  const body = isBatch(message, ctx.options.maxBatchSize) ? replies : replies[0];
   res.writeHead(200, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }
@@ -128,21 +129,16 @@ function found(ctx: HttpContext, id: string): HttpSession | undefined {
   return ctx.rpcSession(id);
 }
 
-/** Whether the replies hold a successful result for an `initialize` request in `text`. */
-function initializes(text: string, replies: JSONRPCResponse[]): boolean {
-  const ids = new Set(items(text).flatMap((m) => (m.method === 'initialize' && m.id !== undefined ? [m.id] : [])));
+/** Whether the replies hold a successful result for an `initialize` request in `message`. */
+function initializes(message: unknown, replies: JSONRPCResponse[]): boolean {
+  const items = (Array.isArray(message) ? message : [message]).filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null);
+  const ids = new Set(items.flatMap((m) => (m.method === 'initialize' && m.id !== undefined ? [m.id] : [])));
   return replies.some((r) => ids.has(r.id) && 'result' in r);
 }
 
 /** A batch the connection answers with an array: non-empty and within the batch limit (else one error object). */
-function isBatch(text: string, maxBatchSize: number): boolean {
-  const message = parse(text);
+function isBatch(message: unknown, maxBatchSize: number): boolean {
   return Array.isArray(message) && message.length > 0 && message.length <= maxBatchSize;
-}
-
-function items(text: string): Record<string, unknown>[] {
-  const message = parse(text);
-  return (Array.isArray(message) ? message : [message]).filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null);
 }
 
 function parse(text: string): unknown {
@@ -155,20 +151,6 @@ function parse(text: string): unknown {
 
 function isJson(contentType: string | undefined): boolean {
   return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
-}
-
-/** The body as text; over `maxBytes` it is a -32600 whose message HttpApi maps to 413. */
-async function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
-  const tooLarge = () => new BAPError(ErrorCodes.InvalidRequest, `Body exceeds the limit of ${maxBytes} bytes.`, { details: { limit: maxBytes } });
-  if (Number(req.headers['content-length']) > maxBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A non-negative integer query value or header; absent is undefined, anything else a 400. */
@@ -188,18 +170,14 @@ function missingSession(res: ServerResponse): void {
 }
 
 function notFound(res: ServerResponse, id: string): void {
-  refuse(res, 404, new BAPError(ErrorCodes.InvalidRequest, `Session not found: no session "${id}" for this caller; it ended, expired, or belongs to another token.`, {
+  const error = new BAPError(ErrorCodes.InvalidRequest, `Session not found: no session "${id}" for this caller; it ended, expired, or belongs to another token.`, {
     details: { header: SESSION_HEADER },
     recoveryHint: 'Start a new session: POST /rpc an initialize request without the header.',
-  }));
+  });
+  sendError(res, error, 404);
 }
 
 function notAllowed(res: ServerResponse, allow: string): void {
-  refuse(res, 405, new BAPError(ErrorCodes.InvalidRequest, `Method Not Allowed: this route takes ${allow}.`), { allow });
+  sendError(res, new BAPError(ErrorCodes.InvalidRequest, `Method Not Allowed: this route takes ${allow}.`), 405, { allow });
 }
 
-/** The `{error}` body sendError writes, with a status of our choosing. */
-function refuse(res: ServerResponse, status: number, error: BAPError, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: { code: error.code, name: errorName(error.code), message: error.message, data: error.data } }));
-}
