@@ -6,9 +6,14 @@ bash scripts/setup.sh
 echo "== lint" && npx eslint .
 echo "== typecheck tests" && npx tsc -p tsconfig.tests.json
 echo "== generated files" && node packages/protocol/scripts/schema.mjs --check && node scripts/docs.mjs --check
+# Fuzzing runs before vitest so that the run ends with the test summary; `npm test -- FILE` skips it.
+status=0
+if [ "$#" -eq 0 ]; then
+  echo "== schemathesis (OpenAPI fuzzing against bap serve)"
+  BAP_SETUP_DONE=1 bash scripts/schemathesis.sh || status=$?
+fi
 echo "== tests"
 report="${BAP_TEST_REPORT:-$(mktemp)}"
-status=0
 npx vitest run --reporter=default --reporter=json --outputFile="$report" "$@" || status=$?
 node -e '
 const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
@@ -16,6 +21,4 @@ const slow = r.testResults.map((f) => [f.name.split("/").slice(-2).join("/"), (f
 console.log(`slowest files: ${slow.map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(", ")}`);
 console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);' "$report" || true
 [ -n "${BAP_TEST_REPORT:-}" ] || rm -f "$report"
-echo "== schemathesis (OpenAPI fuzzing against bap serve)"
-BAP_SETUP_DONE=1 bash scripts/schemathesis.sh || status=$?
 exit "$status"
