@@ -23,7 +23,7 @@ import { Emitter } from './emitter.js';
 import { BAPClientError } from './errors.js';
 import { buildRpcNamespaces, type RpcNamespaces } from './rpcNamespaces.js';
 import { BAPStream, StreamRouter } from './streams.js';
-import { openWebSocket, type CloseInfo } from './transport.js';
+import { openWebSocket, type CloseInfo, type Transport } from './transport.js';
 
 /** Kept in step with package.json by a test. */
 export const CLIENT_INFO = { name: '@browseragentprotocol/client', version: '0.1.0' } as const;
@@ -43,6 +43,11 @@ export interface BAPClientOptions {
   /** For wss:// with a private CA or a self-signed certificate (Node only). */
   tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean };
   clientInfo?: { name: string; version: string };
+  /**
+   * Opens the connection instead of a WebSocket to the URL: an in-process link to an embedded
+   * server, for instance (`@browseragentprotocol/server-playwright`'s `embedServer`).
+   */
+  transport?: () => Promise<Transport>;
   /** Milliseconds to wait for each response (default 30,000). Also bounds opening the socket. */
   requestTimeout?: number;
   /** Notifications to subscribe to (default `['page', 'console']`). */
@@ -108,6 +113,7 @@ export class BAPClientCore {
   private readonly requestedSession: string | undefined;
   private readonly approvalHandler: BAPClientOptions['onApprovalRequired'];
   private readonly tls: BAPClientOptions['tls'];
+  private readonly openTransport: () => Promise<Transport>;
   private readonly emitter = new Emitter<ClientEventMap>();
   private readonly streams = new StreamRouter();
   private state: State = 'idle';
@@ -129,6 +135,7 @@ export class BAPClientCore {
     this.requestedSession = options.sessionId === true ? randomSessionId() : options.sessionId;
     this.approvalHandler = options.onApprovalRequired;
     this.tls = options.tls;
+    this.openTransport = options.transport ?? (() => openWebSocket(this.url, this.requestTimeout, this.tls));
     if (this.approvalHandler) this.on('approval/required', (request) => void this.answerApproval(request));
     this.rpc = buildRpcNamespaces((method, params) => this.call(method, params));
   }
@@ -239,7 +246,7 @@ export class BAPClientCore {
   }
 
   private async open(sessionId: string | undefined): Promise<{ connection: RpcConnection; init: InitializeResult }> {
-    const transport = await openWebSocket(this.url, this.requestTimeout, this.tls);
+    const transport = await this.openTransport();
     const connection: RpcConnection = new RpcConnection(transport, () => ++this.lastId, this.requestTimeout, {
       notification: (method, params) => this.receiveNotification(method, params),
       error: (error) => this.emitter.emit('error', error),

@@ -11,7 +11,7 @@ export type { ReconnectOptions } from './backoff.js';
 export { BAPClientError, type BAPClientErrorCode } from './errors.js';
 export { BAPStream } from './streams.js';
 export type { RpcNamespaces } from './rpcNamespaces.js';
-export type { CloseInfo } from './transport.js';
+export type { CloseInfo, Transport } from './transport.js';
 export {
   BAPError,
   ErrorCodes,

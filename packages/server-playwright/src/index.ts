@@ -1,15 +1,26 @@
 import { pino } from 'pino';
 import type { ResolvedServerOptions, ServerOptions } from './options.js';
 import { listen, type RunningServer } from './transports/server.js';
+import { embed, type EmbeddedServer } from './transports/inProcess.js';
 
 export type { ServerOptions } from './options.js';
 export type { RunningServer } from './transports/server.js';
+export type { EmbeddedServer, InProcessLink } from './transports/inProcess.js';
+export type { Principal } from './security/tokens.js';
 export { SERVER_NAME, SERVER_VERSION } from './version.js';
 export { findChromium } from './engine/chromium.js';
 
 /** Starts a BAP server: WebSocket JSON-RPC and `GET /health` on one port. */
 export function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   return listen(resolve(options));
+}
+
+/**
+ * The same server without a port, for hosts running in this process (the MCP server): each
+ * `connect()` is a new client connection through the same gate, limits and audit.
+ */
+export function embedServer(options: Omit<ServerOptions, 'host' | 'port' | 'tls'> = {}): EmbeddedServer {
+  return embed(resolve(options));
 }
 
 function resolve(options: ServerOptions): ResolvedServerOptions {

@@ -4,12 +4,10 @@ import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BAPError, ErrorCodes, PROTOCOL_VERSION } from '@browseragentprotocol/protocol';
-import { BrowserHost } from '../engine/browserHost.js';
 import type { ResolvedServerOptions } from '../options.js';
 import { RpcConnection } from '../rpc/connection.js';
-import { SessionRegistry } from '../rpc/sessions.js';
 import { SERVER_VERSION } from '../version.js';
-import { ServerSecurity } from '../security/serverSecurity.js';
+import { ServerCore } from './inProcess.js';
 import type { Caller } from '../rpc/gate.js';
 import { HttpApi } from './httpApi.js';
 import { normalizeOrigin, refusal } from './requestGuard.js';
@@ -30,10 +28,9 @@ export interface RunningServer {
  * limit (up to four times it) still get a -32600 reply; beyond that the socket closes with 1009.
  */
 export async function listen(options: ResolvedServerOptions): Promise<RunningServer> {
-  const security = new ServerSecurity(options);
-  const host = new BrowserHost({ headless: options.headless, chromiumPath: options.chromiumPath });
+  const core = new ServerCore(options);
+  const { security, sessions } = core;
   const log = security.log;
-  const sessions = new SessionRegistry(host, options);
   const api = new HttpApi(sessions, options, security);
   const connections = new Set<RpcConnection>();
   const http = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, route) : createServer(route);
@@ -124,23 +121,21 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
     url: `ws${secure}://${hostname}:${port}`,
     httpUrl: `http${secure}://${hostname}:${port}`,
     port,
-    stats: async () => ({ connections: connections.size, resumableSessions: sessions.size, ...(await host.stats()) }),
+    stats: async () => ({ connections: connections.size, ...(await core.stats()) }),
     close: async () => {
       await api.close();
-      await shutdown(http, wss, connections, sessions, host);
-      security.close();
+      await shutdown(http, wss, connections);
+      await core.close();
     },
   };
 }
 
-async function shutdown(http: Server, wss: WebSocketServer, connections: Set<RpcConnection>, sessions: SessionRegistry, host: BrowserHost) {
+async function shutdown(http: Server, wss: WebSocketServer, connections: Set<RpcConnection>) {
   for (const ws of wss.clients) ws.close(1001, 'server shutting down');
   await Promise.all([...connections].map((c) => c.close().catch(() => {})));
-  await sessions.closeAll();
   await new Promise<void>((resolve) => wss.close(() => resolve()));
   http.closeAllConnections();
   await new Promise<void>((resolve) => http.close(() => resolve()));
-  await host.close();
 }
 
 function refuseUpgrade(socket: Duplex, status: number, text: string, body: unknown): void {
