@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { errorMessage, integerIn } from '../options.js';
+import { collect, securityOptions, type SecurityFlags } from '../serverFlags.js';
 
-interface ServeFlags {
+interface ServeFlags extends SecurityFlags {
   port: number;
   host: string;
   headed?: boolean;
@@ -17,17 +17,9 @@ interface ServeFlags {
   uploadDir?: string[];
   allowEvaluate?: boolean;
   quiet?: boolean;
-  tokensFile?: string;
   allowedDomain?: string[];
   blockedDomain?: string[];
-  secretsFile?: string;
   redact?: string[];
-  approvalFile?: string;
-  auditLog?: string;
-  auditMaxBytes?: number;
-  auditMaxFiles?: number;
-  tlsCert?: string;
-  tlsKey?: string;
   requestsPerSecond?: number;
   screenshotsPerMinute?: number;
   maxConnectionsPerIp?: number;
@@ -35,47 +27,6 @@ interface ServeFlags {
   maxSubscriptions?: number;
   maxEventsPerSecond?: number;
   maxRefs?: number;
-}
-
-/** A JSON file's contents, or a one-line reason it cannot be used. */
-function readJson(path: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read the ${what} ${path}: ${errorMessage(error)}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new Error(`the ${what} ${path} is not valid JSON: ${errorMessage(error)}`);
-  }
-}
-
-function readPem(path: string, flag: string): Buffer {
-  const pem = readFileSync(path);
-  if (!pem.includes('-----BEGIN ')) throw new Error(`${flag} ${path} is not a PEM file`);
-  return pem;
-}
-
-/**
- * Security settings from flags and the environment: `--tokens-file` or `$BAP_TOKENS` (the same
- * JSON), `--secrets-file` plus `$BAP_SECRET_<NAME>` variables, `--approval-file`, TLS files.
- */
-function securityOptions(flags: ServeFlags, env: NodeJS.ProcessEnv) {
-  const tokens = flags.tokensFile ? readJson(flags.tokensFile, 'tokens file') : env.BAP_TOKENS ? JSON.parse(env.BAP_TOKENS) : undefined;
-  const secrets: Record<string, unknown> = flags.secretsFile ? { ...(readJson(flags.secretsFile, 'secrets file') as object) } : {};
-  for (const [key, value] of Object.entries(env)) {
-    if (key.startsWith('BAP_SECRET_') && value) secrets[key.slice('BAP_SECRET_'.length)] = value;
-  }
-  if ((flags.tlsCert === undefined) !== (flags.tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together');
-  return {
-    tokens,
-    secrets,
-    approval: flags.approvalFile ? readJson(flags.approvalFile, 'approval file') : undefined,
-    audit: flags.auditLog ? { path: flags.auditLog, maxBytes: flags.auditMaxBytes, maxFiles: flags.auditMaxFiles } : undefined,
-    tls: flags.tlsCert && flags.tlsKey ? { cert: readPem(flags.tlsCert, '--tls-cert'), key: readPem(flags.tlsKey, '--tls-key') } : undefined,
-  };
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -130,8 +81,6 @@ async function serve(flags: ServeFlags): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
-
-const collect = (value: string, all: string[] = []) => [...all, value];
 
 export function registerServe(program: Command): void {
   program

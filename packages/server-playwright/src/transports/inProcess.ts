@@ -38,7 +38,8 @@ export interface InProcessLink {
   close(code?: number, reason?: string): void;
   onmessage: ((text: string) => void) | undefined;
   onclose: ((info: { code: number; reason: string }) => void) | undefined;
-  onerror: ((error: never) => void) | undefined;
+  /** Never called: nothing can arrive that the link cannot deliver. */
+  onerror: ((error: Error) => void) | undefined;
 }
 
 /** A BAP server without a port: clients join through in-process links (`BAPClient({ transport })`). */
