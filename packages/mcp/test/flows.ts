@@ -1,0 +1,94 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect } from 'vitest';
+
+export interface ToolResult {
+  text: string;
+  isError: boolean;
+}
+
+/** Calls a tool and joins its text content; fails the test on a protocol error (not a tool error). */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  const result = (await client.callTool({ name, arguments: args })) as { content: { type: string; text?: string }[]; isError?: boolean };
+  return { text: result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n'), isError: result.isError === true };
+}
+
+/** The ref of the element line `role "name"` in a result, as a model would pick it. */
+export function refOf(text: string, role: string, name: string): string {
+  const line = text.split('\n').find((l) => l.includes(` ${role} ${JSON.stringify(name)}`));
+  const ref = line?.match(/@[a-z0-9]+/i)?.[0];
+  if (!ref) throw new Error(`no ${role} "${name}" in:\n${text}`);
+  return ref;
+}
+
+/** Sign in with a wrong password, then the right one, using refs from each result. */
+export async function loginFlow(client: Client, site: string): Promise<void> {
+  const start = await call(client, 'navigate', { url: `${site}/login` });
+  expect(start.isError).toBe(false);
+  expect(start.text).toContain('"Sign in"');
+  const email = refOf(start.text, 'textbox', 'Email');
+  const password = refOf(start.text, 'textbox', 'Password');
+  const submit = refOf(start.text, 'button', 'Sign in');
+
+  await call(client, 'fill', { target: email, value: 'ada@example.com' });
+  const wrong = await call(client, 'act', {
+    steps: [
+      { tool: 'fill', args: { target: password, value: 'wrong' } },
+      { tool: 'click', args: { target: submit } },
+    ],
+  });
+  expect(wrong.isError).toBe(false);
+  expect(wrong.text).toContain('Sign in failed');
+
+  const again = await call(client, 'navigate', { url: `${site}/login` });
+  const typed = await call(client, 'fill', { target: refOf(again.text, 'textbox', 'Password'), value: 'correct-horse' });
+  expect(typed.text).toContain('"••••••"');
+  expect(typed.text).not.toContain('correct-horse');
+  await call(client, 'fill', { target: refOf(again.text, 'textbox', 'Email'), value: 'ada@example.com' });
+  const signedIn = await call(client, 'click', { target: refOf(again.text, 'button', 'Sign in') });
+  expect(signedIn.isError).toBe(false);
+  expect(signedIn.text).toMatch(/"Your account" http:\/\/127\.0\.0\.1:\d+\/account/);
+  expect(signedIn.text).toContain('button "Add gift card"');
+}
+
+/** From the account page: open orders in a new tab, work in both tabs by id, close one. */
+export async function multiTabFlow(client: Client, site: string): Promise<void> {
+  const account = await call(client, 'navigate', { url: `${site}/account` });
+  const opened = await call(client, 'click', { target: refOf(account.text, 'link', 'Open orders') });
+  expect(opened.isError).toBe(false);
+  const other = opened.text.match(/Other tabs: (\S+) "Orders"/);
+  expect(other, opened.text).not.toBeNull();
+  const ordersTab = other![1]!;
+  const accountTab = opened.text.match(/^Tab (\S+)/m)![1]!;
+
+  const list = await call(client, 'tabs', { action: 'list' });
+  expect(list.text).toContain(`${ordersTab} `);
+  expect(list.text).toContain(`${accountTab} (active)`);
+
+  // The orders tab, by id, while the account tab stays active.
+  const orders = await call(client, 'observe', { tab: ordersTab });
+  expect(orders.text).toContain(`Tab ${ordersTab} (2 open): "Orders"`);
+  const reorder = await call(client, 'click', { tab: ordersTab, target: refOf(orders.text, 'button', 'Reorder') });
+  expect(reorder.text).toContain('button "Reordered"');
+  const data = await call(client, 'extract', {
+    tab: ordersTab,
+    schema: { type: 'object', properties: { orders: { type: 'array', items: { type: 'object', properties: { order: { type: 'string' }, item: { type: 'string' }, total: { type: 'string' } } } } } },
+  });
+  expect(JSON.parse(data.text)).toEqual({
+    orders: [
+      { order: 'A-1001', item: 'Trail Runner', total: '$120.00' },
+      { order: 'A-1002', item: 'Down Jacket', total: '$249.00' },
+    ],
+  });
+
+  const gift = await call(client, 'click', { target: 'role:button:Add gift card' });
+  expect(gift.text).toContain(`Tab ${accountTab} (active, 2 open)`);
+  const state = await call(client, 'wait_for', { text: 'Basket: 1 item' });
+  expect(state.isError).toBe(false);
+
+  await call(client, 'tabs', { action: 'select', tab: ordersTab });
+  const selected = await call(client, 'observe', {});
+  expect(selected.text).toContain(`Tab ${ordersTab} (active, 2 open)`);
+  const closed = await call(client, 'tabs', { action: 'close', tab: ordersTab });
+  expect(closed.text).not.toContain(ordersTab);
+  expect(closed.text.split('\n')).toHaveLength(1);
+}
