@@ -24,6 +24,9 @@ export function tabHeader(pageId: string, tabs: Tabs, metadata?: Observation['me
   return lines.join('\n');
 }
 
+/** Removed refs listed by name; a page that replaced its content says how many went, not each. */
+const REMOVED_SHOWN = 20;
+
 /** Element lines, or what changed, with a pointer to the rest when the budget cut it. */
 export function observationBody(o: Observation): string {
   const out: string[] = [];
@@ -34,7 +37,7 @@ export function observationBody(o: Observation): string {
       out.push('Changes:');
       if (added) out.push(prefixLines(added, '+ '));
       if (changed) out.push(prefixLines(changed, '~ '));
-      if (removed.length) out.push(`- removed: ${removed.join(' ')}`);
+      if (removed.length) out.push(`- removed (${removed.length}): ${removed.slice(0, REMOVED_SHOWN).join(' ')}${removed.length > REMOVED_SHOWN ? ' …' : ''}`);
     }
   } else if (o.elements !== undefined) {
     out.push(o.elements ? `Interactive elements (${o.elementCount}):\n${o.elements}` : 'No interactive elements.');

@@ -109,9 +109,9 @@ export class McpSession {
     return pageId;
   }
 
-  private async act(pageId: string, steps: ActStep[], observe: 'changes' | 'full' = 'changes'): Promise<CallToolResult> {
-    const postObserve = observe === 'full' ? { maxChars: NAVIGATION_BUDGET } : { incremental: true, maxChars: ACTION_BUDGET };
-    const result = await this.bap.act(steps, { pageId, postObserve });
+  private async act(pageId: string, steps: ActStep[], observe: 'changes' | 'full' | 'none' = 'changes'): Promise<CallToolResult> {
+    const postObserve = observe === 'full' ? { maxChars: NAVIGATION_BUDGET } : observe === 'changes' ? { incremental: true, maxChars: ACTION_BUDGET } : undefined;
+    const result = await this.bap.act(steps, postObserve ? { pageId, postObserve } : { pageId });
     const failed = result.results.find((r) => !r.success && !r.skipped);
     const lines = stepLines(result.results);
     if (failed?.error?.code === ErrorCodes.ApprovalDenied && this.unasked) lines.push(this.approvalNeeded(this.unasked));

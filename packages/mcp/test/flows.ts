@@ -41,8 +41,10 @@ export async function loginFlow(client: Client, site: string): Promise<void> {
 
   const again = await call(client, 'navigate', { url: `${site}/login` });
   const typed = await call(client, 'fill', { target: refOf(again.text, 'textbox', 'Password'), value: 'correct-horse' });
-  expect(typed.text).toContain('"••••••"');
-  expect(typed.text).not.toContain('correct-horse');
+  expect(typed.text).toMatch(/^✓ fill @\w+\nTab /);
+  const changed = await call(client, 'observe', { incremental: true });
+  expect(changed.text).toContain('textbox "Password" = "••••••"');
+  expect(changed.text).not.toContain('correct-horse');
   await call(client, 'fill', { target: refOf(again.text, 'textbox', 'Email'), value: 'ada@example.com' });
   const signedIn = await call(client, 'click', { target: refOf(again.text, 'button', 'Sign in') });
   expect(signedIn.isError).toBe(false);

@@ -11,11 +11,18 @@ import type { ActStep } from '../pageReport.js';
 import { label, selector, target } from './target.js';
 import { tab, tool, type Tool } from './tool.js';
 
+interface ActionDefinition<S extends z.ZodObject> extends Omit<Tool<S>, 'run' | 'steps'> {
+  steps: (args: z.infer<S>) => ActStep[];
+  /** Whether the result shows what changed (default) or just the step: a fill changes only its own field. */
+  observe?: (args: z.infer<S>) => 'changes' | 'none';
+}
+
 /** An action tool: its steps run as one agent/act, reporting what changed on the page. */
-function action<S extends z.ZodObject>(definition: Omit<Tool<S>, 'run' | 'steps'> & { steps: (args: z.infer<S>) => ActStep[] }): Tool {
+function action<S extends z.ZodObject>(definition: ActionDefinition<S>): Tool {
+  const { observe, ...rest } = definition;
   return tool<S>({
-    ...definition,
-    run: async (ctx, args) => ctx.act(await ctx.page((args as { tab?: string }).tab), definition.steps(args)),
+    ...rest,
+    run: async (ctx, args) => ctx.act(await ctx.page((args as { tab?: string }).tab), definition.steps(args), observe?.(args)),
   });
 }
 
@@ -41,6 +48,7 @@ export const fill = action({
   name: 'fill',
   description: 'Set a field’s value ({{secret:NAME}} types a stored secret).',
   input: z.object({ target, value: FillParamsSchema.shape.value, submit, tab }),
+  observe: (a) => (a.submit ? 'changes' : 'none'),
   steps: (a) => [
     { action: 'action/fill', params: { selector: selector(a.target), value: a.value }, label: label('fill', a.target) },
     ...(a.submit ? [pressEnter(a.target)] : []),

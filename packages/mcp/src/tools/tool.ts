@@ -11,8 +11,11 @@ export interface ToolContext {
   bap: BAPClient;
   /** The page a tool acts on: `tab` if given, else the active page, opening one if there is none. */
   page(tab: string | undefined): Promise<string>;
-  /** Runs steps as one agent/act and reports the step results and what changed on the page. */
-  act(pageId: string, steps: ActStep[], observe?: 'changes' | 'full'): Promise<CallToolResult>;
+  /**
+   * Runs steps as one agent/act and reports the step results, then what changed on the page
+   * (`changes`, the default), the page's elements (`full`), or nothing more (`none`).
+   */
+  act(pageId: string, steps: ActStep[], observe?: 'changes' | 'full' | 'none'): Promise<CallToolResult>;
   /** The tab line (and the dialogs, if any) for the top of a result. */
   header(pageId: string, metadata?: Observation['metadata']): Promise<string>;
   /** Requests and responses seen on each page, most recent last (the `network` tool). */

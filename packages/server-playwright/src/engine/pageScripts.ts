@@ -245,3 +245,55 @@ export function installWebMCPRecorder(): void {
   };
   Object.defineProperty(navigator, 'modelContext', { value: Object.assign(Object.create(api), wrapped), configurable: true });
 }
+
+/**
+ * Installed in every document (an init script): counts what can change an AI snapshot —
+ * DOM mutations (in open and closed shadow roots too), input, focus, scroll, resize, hover,
+ * animations — so that an unchanged page need not be walked again. Exposed as a function on
+ * `document` under a registered symbol; `changeStamp` reads it.
+ */
+export function installChangeTracker(): void {
+  const key = Symbol.for('bap.changeStamp');
+  if ((document as unknown as Record<symbol, unknown>)[key]) return;
+  const id = Math.random().toString(36).slice(2);
+  let changes = 0;
+  const bump = () => void changes++;
+  const observer = new MutationObserver(bump);
+  const options = { subtree: true, childList: true, attributes: true, characterData: true };
+  const roots: ShadowRoot[] = [];
+  observer.observe(document, options);
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (this: Element, init: ShadowRootInit) {
+    const root = attach.call(this, init);
+    roots.push(root);
+    observer.observe(root, options);
+    return root;
+  };
+  for (const type of ['input', 'change', 'scroll', 'resize', 'focusin', 'focusout', 'pointerover', 'pointerout', 'animationstart', 'animationend', 'transitionend', 'load', 'toggle']) {
+    addEventListener(type, bump, { capture: true, passive: true });
+  }
+  // Script can set a field's value or checked state without any event or mutation: fold the
+  // fields' state into a hash (values never leave the page), with the scroll and layout size.
+  const fields = (root: Document | ShadowRoot, hash: number): number => {
+    for (const el of root.querySelectorAll('input, textarea, select')) {
+      const f = el as HTMLInputElement & HTMLSelectElement;
+      const state = `${f.value}\u0000${f.checked ? 1 : 0}${f.selectedIndex ?? ''}`;
+      for (let i = 0; i < state.length; i++) hash = Math.imul(hash ^ state.charCodeAt(i), 16777619);
+    }
+    return hash;
+  };
+  Object.defineProperty(document, key, {
+    value: () => {
+      let hash = fields(document, 2166136261);
+      for (const root of roots) hash = fields(root, hash);
+      const page = document.documentElement;
+      return `${id}:${changes}:${hash >>> 0}:${scrollX},${scrollY},${innerWidth},${innerHeight},${page?.scrollWidth},${page?.scrollHeight}`;
+    },
+  });
+}
+
+/** The tracker's stamp of this document, or null where the tracker is not installed. */
+export function changeStamp(): string | null {
+  const read = (document as unknown as Record<symbol, (() => string) | undefined>)[Symbol.for('bap.changeStamp')];
+  return typeof read === 'function' ? read() : null;
+}

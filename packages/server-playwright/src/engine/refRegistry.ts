@@ -3,6 +3,7 @@ import type { Frame, Locator, Page } from 'playwright-core';
 import { BAPError, ErrorCodes, type AccessibilityNode } from '@browseragentprotocol/protocol';
 import { collectRefs, toAccessibilityNodes, type RawAriaNode } from './ariaTree.js';
 import { sensitiveValues } from './secrets.js';
+import { changeStamp, installChangeTracker } from './pageScripts.js';
 
 interface RefTarget {
   role: string;
@@ -32,6 +33,12 @@ const SNAPSHOT_HINT = 'Take a new observe/ariaSnapshot (or observe/accessibility
  */
 export class RefRegistry {
   private refs = new Map<string, RefTarget>();
+  /**
+   * The last whole-frame snapshot and the change stamps of every frame taken just before it: while
+   * the stamps stay the same, the page has not changed and the snapshot (and Playwright's ref
+   * table, which only a new snapshot replaces) still hold.
+   */
+  private unchanged: { frame: Frame | undefined; boxes: boolean; stamps: (string | null)[]; nodes: AccessibilityNode[] } | null = null;
   /** Set when the main frame navigates: role+name fallback must not hop to another document. */
   private navigatedSinceSnapshot = false;
 
@@ -40,8 +47,13 @@ export class RefRegistry {
     private readonly maxRefs: number,
   ) {
     page.on('framenavigated', (frame) => {
+      this.unchanged = null;
       if (frame === page.mainFrame()) this.navigatedSinceSnapshot = true;
     });
+    page.on('frameattached', () => (this.unchanged = null));
+    page.on('framedetached', () => (this.unchanged = null));
+    // Documents loaded before this (a page opened at a URL) just go without: their snapshots are never reused.
+    page.addInitScript(installChangeTracker).catch(() => {});
   }
 
   get size(): number {
@@ -49,6 +61,26 @@ export class RefRegistry {
   }
 
   async capture(options: CaptureOptions = {}): Promise<AccessibilityNode[]> {
+    const whole = !options.root && options.depth === undefined;
+    const key = { frame: options.frame, boxes: options.boxes ?? false };
+    const stamps = whole ? await this.stamps() : null;
+    const last = this.unchanged;
+    this.unchanged = null;
+    if (stamps && last && last.frame === key.frame && last.boxes === key.boxes && sameStamps(last.stamps, stamps)) {
+      this.unchanged = last;
+      return last.nodes;
+    }
+    const nodes = await this.snapshot(options);
+    if (stamps) this.unchanged = { ...key, stamps, nodes };
+    return nodes;
+  }
+
+  /** Every frame's change stamp; null for one without the tracker (nothing is reused then). */
+  private stamps(): Promise<(string | null)[]> {
+    return Promise.all(this.page.frames().map((f) => f.evaluate(changeStamp).catch(() => null)));
+  }
+
+  private async snapshot(options: CaptureOptions): Promise<AccessibilityNode[]> {
     const { depth, boxes, timeout } = options;
     // A child frame's own snapshot prints the same refs (`f2e3`) as the page-wide one.
     const root = options.root ?? (options.frame?.parentFrame() ? options.frame.locator('body') : undefined);
@@ -116,6 +148,10 @@ export class RefRegistry {
     }
     this.navigatedSinceSnapshot = false;
   }
+}
+
+function sameStamps(a: readonly (string | null)[], b: readonly (string | null)[]): boolean {
+  return a.length === b.length && a.every((stamp, i) => stamp !== null && stamp === b[i]);
 }
 
 function hasText(nodes: readonly RawAriaNode[]): boolean {
