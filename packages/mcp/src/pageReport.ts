@@ -1,4 +1,4 @@
-import type { MethodParams, MethodResult } from '@browseragentprotocol/protocol';
+import { BAPError, type MethodParams, type MethodResult } from '@browseragentprotocol/protocol';
 
 export type ActStep = MethodParams<'agent/act'>['steps'][number];
 export type Observation = MethodResult<'agent/observe'>;
@@ -20,7 +20,7 @@ export function tabHeader(pageId: string, tabs: Tabs, metadata?: Observation['me
   for (const d of metadata?.dialogs ?? []) {
     lines.push(`Dialog open: ${d.type} ${JSON.stringify(d.message)}. The page waits: answer it with the dialog tool.`);
   }
-  if (metadata?.frameCount) lines.push(`Frames: ${metadata.frameCount} (elements inside them have refs like @f1e2 and work like any other).`);
+  if (metadata?.frameCount) lines.push(`Frames: ${metadata.frameCount} (their elements are listed with the page's and act like any other).`);
   return lines.join('\n');
 }
 
@@ -67,11 +67,12 @@ export function stepLines(results: readonly StepResult[]): string[] {
   });
 }
 
-export function errorText(error: { code?: number; message?: string; data?: unknown } | undefined): string {
+/** `Name: message Hint: …`, the error's name once, as a model can look it up in docs/protocol.md. */
+export function errorText(error: { code: number; message: string; data?: unknown } | undefined): string {
   if (!error) return 'failed';
-  const data = (error.data ?? {}) as { recoveryHint?: string; name?: string };
-  const hint = data.recoveryHint ? ` Hint: ${data.recoveryHint}` : '';
-  return `${error.message ?? 'failed'}${hint}`;
+  const { name, recoveryHint } = BAPError.fromWire(error);
+  const message = error.message.startsWith(name) ? error.message : `${name}: ${error.message}`;
+  return recoveryHint ? `${message} Hint: ${recoveryHint}` : message;
 }
 
 /** A step's result without what the header already says (page, URL) or nobody reads (headers). */

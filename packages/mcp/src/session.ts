@@ -103,8 +103,14 @@ export class McpSession {
       pageId = activePage ?? (await this.bap.createPage()).id;
     }
     if (!this.managed.has(pageId)) {
-      await this.bap.call('dialog/setPolicy', { pageId, policy: 'queue', timeout: DIALOG_WAIT_MS });
       this.managed.add(pageId);
+      // Plumbing, not the model's request: a token without the dialog scope keeps the default policy (dismiss).
+      await this.bap.call('dialog/setPolicy', { pageId, policy: 'queue', timeout: DIALOG_WAIT_MS }).catch((error: unknown) => {
+        if (!BAPError.is(error, ErrorCodes.Unauthorized)) {
+          this.managed.delete(pageId);
+          throw error;
+        }
+      });
     }
     return pageId;
   }
@@ -112,9 +118,13 @@ export class McpSession {
   private async act(pageId: string, steps: ActStep[], observe: 'changes' | 'full' | 'none' = 'changes'): Promise<CallToolResult> {
     const postObserve = observe === 'full' ? { maxChars: NAVIGATION_BUDGET } : observe === 'changes' ? { incremental: true, maxChars: ACTION_BUDGET } : undefined;
     const result = await this.bap.act(steps, postObserve ? { pageId, postObserve } : { pageId });
-    const failed = result.results.find((r) => !r.success && !r.skipped);
+    const failed = result.results.findIndex((r) => !r.success && !r.skipped);
     const lines = stepLines(result.results);
-    if (failed?.error?.code === ErrorCodes.ApprovalDenied && this.unasked) lines.push(this.approvalNeeded(this.unasked));
+    // Nobody was asked: the step was not refused by a person, it needs one.
+    if (failed >= 0 && result.results[failed]!.error?.code === ErrorCodes.ApprovalDenied && this.unasked) {
+      lines.splice(failed, 1);
+      lines.unshift(this.approvalNeeded(this.unasked));
+    }
     const after = result.postObservation;
     return text([...lines, await this.header(pageId, after?.metadata), after ? observationBody(after) : ''].filter(Boolean).join('\n'), !result.success);
   }
@@ -144,7 +154,7 @@ export class McpSession {
   private explain(error: unknown): string {
     if (error instanceof BAPError) {
       if (error.code === ErrorCodes.ApprovalDenied && this.unasked) return this.approvalNeeded(this.unasked);
-      return `${error.name}: ${errorText(error)}`;
+      return errorText(error.toWire());
     }
     return error instanceof Error ? error.message : String(error);
   }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { BapMcpServer, type McpOptions } from '@browseragentprotocol/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type CallToolResult, type ClientCapabilities, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -19,22 +19,23 @@ const PAY_RULE = { name: 'payments', match: { actions: ['action/*'], selectors: 
 
 /** Serves `test/fixtures/` on 127.0.0.1, port 0, remembering the Host of every request. */
 class Fixtures {
-  readonly hosts: string[] = [];
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    readonly hosts: string[],
+  ) {}
 
   static async start(): Promise<Fixtures> {
-    let fixtures: Fixtures | undefined;
+    const hosts: string[] = [];
     const server = createServer((req, res) => {
-      fixtures?.hosts.push(req.headers.host ?? '');
+      hosts.push(req.headers.host ?? '');
       const path = new URL(req.url ?? '/', 'http://fixtures').pathname.slice(1);
       readFile(new URL(path, FIXTURES)).then(
         (body) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(body),
         () => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'),
       );
     });
-    fixtures = new Fixtures(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return fixtures;
+    return new Fixtures(server, hosts);
   }
 
   /** A fixture page under `host` (`*.localhost` names reach this server too). */
@@ -55,7 +56,7 @@ interface Reply {
 }
 
 /** An MCP client connected to a new session of `mcp` over the SDK's in-memory pair. */
-async function connect(mcp: BapMcpServer, capabilities: { elicitation?: object } = {}): Promise<Client> {
+async function connect(mcp: BapMcpServer, capabilities: ClientCapabilities = {}): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'mcp-guards-test', version: '1.0.0' }, { capabilities });
   await mcp.session().connect(serverSide);
@@ -90,7 +91,7 @@ function mcpServer(options: McpOptions): BapMcpServer {
   return mcp;
 }
 
-async function client(mcp: BapMcpServer, capabilities: { elicitation?: object } = {}): Promise<Client> {
+async function client(mcp: BapMcpServer, capabilities: ClientCapabilities = {}): Promise<Client> {
   const c = await connect(mcp, capabilities);
   clients.push(c);
   return c;

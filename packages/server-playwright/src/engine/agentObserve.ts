@@ -7,6 +7,7 @@ import { part, type Head, type Part } from './observationBudget.js';
 import { observationsOf, type PageObservations } from './observationCache.js';
 import { blockedMetadata, metadataOf, readFrameState, type FrameState } from './observationMetadata.js';
 import { screenshot } from './observe.js';
+import { unlessDialog } from './dialogRace.js';
 import type { PageHandle } from './pageHandle.js';
 
 export type ObserveOptions = Omit<ParsedParams<'agent/observe'>, 'pageId'>;
@@ -93,27 +94,6 @@ async function read(h: PageHandle, o: Plan): Promise<Reading> {
   return { frame, state, nodes, ...(o.screenshot ? { shot: await shot(h, o.screenshot) } : {}) };
 }
 
-/**
- * The work's result, or null when a dialog opens and stays open (the `queue` policy) first: a
- * dialog stops the page's scripts, and every snapshot and evaluate with them, until it is
- * answered. What the work reads after that is dropped.
- */
-async function unlessDialog<T>(h: PageHandle, work: Promise<T>): Promise<T | null> {
-  let listener = () => {};
-  const opened = new Promise<null>((resolve) => {
-    // Registered after the page's DialogController, which has queued the dialog by now.
-    listener = () => {
-      if (h.dialogs.open().length) resolve(null);
-    };
-    h.page.on('dialog', listener);
-  });
-  work.catch(() => {});
-  try {
-    return await Promise.race([work, opened]);
-  } finally {
-    h.page.off('dialog', listener);
-  }
-}
 
 function selected(el: ElementNode, o: Plan, state: FrameState): boolean {
   if (o.roles && !o.roles.has(el.role)) return false;

@@ -12,6 +12,7 @@ import * as browserState from '../engine/browserState.js';
 import * as observe from '../engine/observe.js';
 import type { BrowserSession } from '../engine/session.js';
 import { agentObserve } from '../engine/agentObserve.js';
+import { inputUnlessDialog as input } from '../engine/dialogRace.js';
 import { extract } from '../engine/extract.js';
 import { evaluate } from '../engine/evaluate.js';
 import { armFileChooser, upload } from '../engine/upload.js';
@@ -114,17 +115,17 @@ export const handlers: Handlers = {
     return h.frames.switch(p, (selector) => h.element(selector, 'frame/switch'));
   },
   'frame/main': async ({ session }, p) => (await session.page(p.pageId)).frames.main(),
-  'action/click': async ({ session }, p) => actions.click(await session.page(p.pageId), p),
-  'action/dblclick': async ({ session }, p) => actions.click(await session.page(p.pageId), p, 2),
-  'action/type': async ({ session }, p) => actions.type(await session.page(p.pageId), p),
-  'action/fill': async ({ session }, p) => actions.fill(await session.page(p.pageId), p),
+  'action/click': async ({ session }, p) => input(await session.page(p.pageId), (h) => actions.click(h, p)),
+  'action/dblclick': async ({ session }, p) => input(await session.page(p.pageId), (h) => actions.click(h, p, 2)),
+  'action/type': async ({ session }, p) => input(await session.page(p.pageId), (h) => actions.type(h, p)),
+  'action/fill': async ({ session }, p) => input(await session.page(p.pageId), (h) => actions.fill(h, p)),
   'action/clear': async ({ session }, p) => actions.clear(await session.page(p.pageId), p),
-  'action/press': async ({ session }, p) => actions.press(await session.page(p.pageId), p),
-  'action/hover': async ({ session }, p) => actions.hover(await session.page(p.pageId), p),
+  'action/press': async ({ session }, p) => input(await session.page(p.pageId), (h) => actions.press(h, p)),
+  'action/hover': async ({ session }, p) => input(await session.page(p.pageId), (h) => actions.hover(h, p)),
   'action/scroll': async ({ session }, p) => actions.scroll(await session.page(p.pageId), p),
   'action/select': async ({ session }, p) => actions.select(await session.page(p.pageId), p),
-  'action/check': async ({ session }, p) => actions.check(await session.page(p.pageId), p, true),
-  'action/uncheck': async ({ session }, p) => actions.check(await session.page(p.pageId), p, false),
+  'action/check': async ({ session }, p) => input(await session.page(p.pageId), (h) => actions.check(h, p, true)),
+  'action/uncheck': async ({ session }, p) => input(await session.page(p.pageId), (h) => actions.check(h, p, false)),
   'action/drag': async ({ session }, p) => actions.drag(await session.page(p.pageId), p),
   'action/upload': async ({ session, options }, p) => upload(await session.page(p.pageId), p, options),
   'action/armFileChooser': async ({ session, options }, p) => armFileChooser(await session.page(p.pageId), p, options),
