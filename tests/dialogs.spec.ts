@@ -1,7 +1,8 @@
 import type { BAPClient } from '@browseragentprotocol/client';
-import { DialogEventSchema, type DialogEvent, type PageEvent, type Selector } from '@browseragentprotocol/protocol';
+import { DialogEventSchema, ErrorCodes, type DialogEvent, type PageEvent, type Selector } from '@browseragentprotocol/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './support/harness.js';
+import { expectBAPError } from './support/expectations.js';
 import { css, textOf } from './support/observe.js';
 
 let h: Harness;
@@ -115,20 +116,22 @@ describe('dialog/handle arming the next answer', () => {
 });
 
 describe('the queue policy', () => {
-  it('keeps the dialog open for dialog/handle while the click that opened it is still running', async () => {
+  it('keeps the dialog open for dialog/handle; the click that opened it returns at once, and the page is not held', async () => {
     const { client, dialogs, result } = await session();
     await client.call('dialog/setPolicy', { policy: 'queue' });
-    let clicked = false;
-    const clicking = click(client, 'Confirm').then(() => (clicked = true));
-    await expect.poll(() => dialogs.length).toBe(1);
+    expect(await click(client, 'Confirm')).toEqual({});
+    expect(dialogs).toHaveLength(1);
     expect(dialogs[0]).toMatchObject({ type: 'confirm', message: 'Delete everything?', outcome: 'queued', by: 'policy' });
-    await sleep(200);
-    expect(clicked).toBe(false);
+
+    // The page is free for observations; an input action fails fast instead of stalling behind the dialog.
+    const observed = await client.call('agent/observe', {});
+    expect(observed.metadata?.dialogs).toEqual([{ type: 'confirm', message: 'Delete everything?' }]);
+    const refused = await expectBAPError(() => click(client, 'Confirm'), ErrorCodes.ActionFailed);
+    expect(refused.error.message).toContain('A confirm dialog is open ("Delete everything?")');
 
     const handled = await client.call('dialog/handle', { action: 'accept' });
     expect(handled).toEqual({ status: 'handled', dialog: { type: 'confirm', message: 'Delete everything?' } });
-    await clicking;
-    expect(await result()).toBe('confirm: true');
+    await expect.poll(result).toBe('confirm: true');
     expect(dialogs).toHaveLength(1);
   });
 
@@ -148,8 +151,8 @@ describe('the queue policy', () => {
     await client.call('dialog/setPolicy', { policy: 'queue', timeout: 300 });
     const started = Date.now();
     await click(client, 'Confirm');
+    await expect.poll(result).toBe('confirm: false');
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    expect(await result()).toBe('confirm: false');
     expect(dialogs.map((d) => [d.outcome, d.by])).toEqual([
       ['queued', 'policy'],
       ['dismissed', 'timeout'],
