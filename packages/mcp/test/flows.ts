@@ -1,24 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'vitest';
+import { callTool as call, refOf } from './support.js';
 
-export interface ToolResult {
-  text: string;
-  isError: boolean;
-}
-
-/** Calls a tool and joins its text content; fails the test on a protocol error (not a tool error). */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
-  const result = (await client.callTool({ name, arguments: args })) as { content: { type: string; text?: string }[]; isError?: boolean };
-  return { text: result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n'), isError: result.isError === true };
-}
-
-/** The ref of the element line `role "name"` in a result, as a model would pick it. */
-export function refOf(text: string, role: string, name: string): string {
-  const line = text.split('\n').find((l) => l.includes(` ${role} ${JSON.stringify(name)}`));
-  const ref = line?.match(/@[a-z0-9]+/i)?.[0];
-  if (!ref) throw new Error(`no ${role} "${name}" in:\n${text}`);
-  return ref;
-}
+export { call };
 
 /** Sign in with a wrong password, then the right one, using refs from each result. */
 export async function loginFlow(client: Client, site: string): Promise<void> {

@@ -1,11 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { BapMcpServer, type McpOptions } from '@browseragentprotocol/mcp';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, type CallToolResult, type ClientCapabilities, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema, type ClientCapabilities, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Fixtures, callTool as call, connect } from './support.js';
 
 /**
  * The server's security options hold for every MCP tool, steps inside `act` included: the domain
@@ -13,62 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * when the host cannot ask), argument checks and the tools that capabilities turn on.
  */
 
-const FIXTURES = new URL('./fixtures/', import.meta.url);
 const API_KEY = 'sk-live-9f8e7d6c5b4a3210';
 const PAY_RULE = { name: 'payments', match: { actions: ['action/*'], selectors: [{ role: 'button', namePattern: 'pay' }] }, action: 'require' as const, timeout: 10_000 };
-
-/** Serves `test/fixtures/` on 127.0.0.1, port 0, remembering the Host of every request. */
-class Fixtures {
-  private constructor(
-    private readonly server: Server,
-    readonly hosts: string[],
-  ) {}
-
-  static async start(): Promise<Fixtures> {
-    const hosts: string[] = [];
-    const server = createServer((req, res) => {
-      hosts.push(req.headers.host ?? '');
-      const path = new URL(req.url ?? '/', 'http://fixtures').pathname.slice(1);
-      readFile(new URL(path, FIXTURES)).then(
-        (body) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(body),
-        () => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'),
-      );
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return new Fixtures(server, hosts);
-  }
-
-  /** A fixture page under `host` (`*.localhost` names reach this server too). */
-  url(path: string, host = '127.0.0.1'): string {
-    return `http://${host}:${(this.server.address() as AddressInfo).port}/${path}`;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-interface Reply {
-  text: string;
-  isError: boolean;
-  result: CallToolResult;
-}
-
-/** An MCP client connected to a new session of `mcp` over the SDK's in-memory pair. */
-async function connect(mcp: BapMcpServer, capabilities: ClientCapabilities = {}): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'mcp-guards-test', version: '1.0.0' }, { capabilities });
-  await mcp.session().connect(serverSide);
-  await client.connect(clientSide);
-  return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Reply> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
-  return { text, isError: result.isError === true, result };
-}
 
 /** The buttons clicked so far, as the checkout page shows them. */
 async function clicks(client: Client): Promise<string> {

@@ -1,11 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { BapMcpServer } from '@browseragentprotocol/mcp';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { LoggingMessageNotificationSchema, type CallToolResult, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Fixtures, callTool, connect, refOf, type Reply } from './support.js';
 
 /**
  * What a model sees through the MCP tools: open dialogs, iframes, tabs, what changed after an
@@ -13,51 +10,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
  * and waits. Each test has its own MCP session (its own pages) on one shared server.
  */
 
-const FIXTURES = new URL('./fixtures/', import.meta.url);
 /** How long a call may take while a dialog is open before the session counts as blocked. */
 const UNBLOCKED_MS = 4_000;
-
-/** Serves `test/fixtures/` on 127.0.0.1, port 0; anything else is a 404. */
-class Fixtures {
-  private constructor(private readonly server: Server) {}
-
-  static async start(): Promise<Fixtures> {
-    const server = createServer((req, res) => {
-      const path = new URL(req.url ?? '/', 'http://fixtures').pathname.slice(1);
-      readFile(new URL(path, FIXTURES)).then(
-        (body) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(body),
-        () => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'),
-      );
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return new Fixtures(server);
-  }
-
-  url(path: string): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/${path}`;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-interface Reply {
-  text: string;
-  isError: boolean;
-  result: CallToolResult;
-}
 
 let fixtures: Fixtures;
 let mcp: BapMcpServer;
 let client: Client;
 let logs: LoggingMessageNotification['params'][];
 
-async function call(name: string, args: Record<string, unknown> = {}): Promise<Reply> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
-  return { text, isError: result.isError === true, result };
+function call(name: string, args: Record<string, unknown> = {}): Promise<Reply> {
+  return callTool(client, name, args);
 }
 
 /** A call that must succeed. */
@@ -74,13 +36,6 @@ function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
     timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
-/** The ref a line of an observation gives the element `role "name"`. */
-function refOf(text: string, role: string, name: string): string {
-  const ref = new RegExp(`^(?:[+~] )?(@\\S+) ${role} "${name}"`, 'm').exec(text)?.[1];
-  expect(ref, `${role} "${name}" in:\n${text}`).toBeDefined();
-  return ref!;
 }
 
 /** Polls `probe` until it returns a value. */
@@ -106,11 +61,8 @@ afterAll(async () => {
 
 beforeEach(async () => {
   logs = [];
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  client = new Client({ name: 'mcp-pages-test', version: '1.0.0' }, { capabilities: {} });
+  client = await connect(mcp);
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
-  await mcp.session().connect(serverSide);
-  await client.connect(clientSide);
 });
 
 afterEach(async () => {
