@@ -48,6 +48,7 @@ function resolve(options: ServerOptions): ResolvedServerOptions {
     streamTimeoutMs: options.streamTimeoutMs ?? 60_000,
     actionTimeout: options.actionTimeout ?? 10_000,
     navigationTimeout: options.navigationTimeout ?? 30_000,
+    fastActions: options.fastActions ?? true,
     tokens: options.tokens,
     allowedDomains: options.allowedDomains ?? [],
     blockedDomains: options.blockedDomains ?? [],

@@ -46,6 +46,12 @@ export interface ServerOptions {
   /** Default timeout of navigations in ms (default 30,000). */
   navigationTimeout?: number;
   /**
+   * Dispatch input directly when the target is already actionable, checked in one round trip;
+   * otherwise, and when this is false, actions go through Playwright's auto-waiting (default true).
+   * See docs/fast-actions.md.
+   */
+  fastActions?: boolean;
+  /**
    * Origins whose web pages may connect (e.g. an app embedding a BAP client). Default none: a
    * request carrying any Origin header is refused with 403.
    */

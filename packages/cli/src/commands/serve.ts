@@ -27,6 +27,7 @@ interface ServeFlags extends SecurityFlags {
   maxSubscriptions?: number;
   maxEventsPerSecond?: number;
   maxRefs?: number;
+  fastActions: boolean;
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -58,6 +59,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       maxSubscriptions: flags.maxSubscriptions,
       maxEventsPerSecond: flags.maxEventsPerSecond,
       maxRefs: flags.maxRefs,
+      fastActions: flags.fastActions,
       ...securityOptions(flags, process.env),
       ...(flags.quiet ? { logger: false as const } : {}),
     };
@@ -117,6 +119,7 @@ export function registerServe(program: Command): void {
     .option('--max-subscriptions <n>', 'network/intercept rules per context (default 50)', integerIn(1, 10_000))
     .option('--max-events-per-second <n>', 'notifications per second per page; more are dropped and counted (default 500)', integerIn(1, 1_000_000))
     .option('--max-refs <n>', 'element refs one snapshot may hold (default 50000)', integerIn(1, 10_000_000))
+    .option('--no-fast-actions', 'always use Playwright’s auto-waiting actions (docs/fast-actions.md)')
     .option('--quiet', 'no logs on stderr')
     .addHelpText('after', '\nPrints one line when ready:\n  BAP server ready on ws://127.0.0.1:9222 (health: http://127.0.0.1:9222/health)\nStops cleanly on SIGINT or SIGTERM.')
     .action(serve);

@@ -9,6 +9,7 @@ import {
 } from '@browseragentprotocol/protocol';
 import { defined, toBAPError } from './errors.js';
 import type { PageHandle } from './pageHandle.js';
+import { fastAllowed, fastPointer, fastSelect, fastTarget, fastText, insertText, timeLeft } from './fastActions.js';
 import { focusIsSensitive, isSensitiveField, learnSecret } from './secrets.js';
 
 type P<M extends MethodName> = ParsedParams<M>;
@@ -33,15 +34,22 @@ export async function click(h: PageHandle, p: P<'action/click'>, count: 1 | 2 = 
   const { timeout: _t, ...options } = defined(p.options);
   const timeout = timeoutOf(h, p.options);
   await act(name, p.selector, timeout, async () => {
-    if (target.kind === 'point') {
-      const mouse = defined({ button: options.button, delay: options.delay });
-      if (count === 2) await h.page.mouse.dblclick(target.x, target.y, mouse);
-      else await h.page.mouse.click(target.x, target.y, { ...mouse, clickCount: options.clickCount ?? 1 });
-    } else if (count === 2) {
+    const mouse = defined({ button: options.button, delay: options.delay });
+    const at = ({ x, y }: { x: number; y: number }) =>
+      count === 2 ? h.page.mouse.dblclick(x, y, mouse) : h.page.mouse.click(x, y, { ...mouse, clickCount: options.clickCount ?? 1 });
+    if (target.kind === 'point') return at(target);
+    const left = timeLeft(timeout);
+    if (fastAllowed(h, name, options, ['button', 'clickCount', 'delay', 'noWaitAfter'])) {
+      // Playwright's click waits for a navigation it started; its dblclick does not.
+      const awaitNavigation = count === 1 && !options.noWaitAfter;
+      const fast = { action: name, kind: 'click', timeout, input: at, awaitNavigation, navigationTimeout: h.timeouts.navigation } as const;
+      if (await fastPointer(h, fastTarget(h, p.selector, target.locator), fast)) return;
+    }
+    if (count === 2) {
       const { clickCount: _c, ...rest } = options;
-      await target.locator.dblclick({ ...rest, timeout });
+      await target.locator.dblclick({ ...rest, timeout: left() });
     } else {
-      await target.locator.click({ ...options, timeout });
+      await target.locator.click({ ...options, timeout: left() });
     }
   });
   return {};
@@ -53,16 +61,30 @@ export async function type(h: PageHandle, p: P<'action/type'>): Promise<object> 
   await act('action/type', p.selector, timeout, async () => {
     // A secret is inserted in one go: typed key by key, a page echoing each keystroke would show its prefixes.
     const secret = (sensitive: boolean) => sensitive || h.guards.redactor.scrub(p.text) !== p.text;
+    const write = (sensitive: boolean) =>
+      secret(sensitive) ? h.page.keyboard.insertText(p.text) : h.page.keyboard.type(p.text, defined({ delay: p.options?.delay }));
     if (target.kind === 'point') {
       await h.page.mouse.click(target.x, target.y);
       const sensitive = await focusIsSensitive(h.page);
       if (sensitive) learnSecret(h.guards.redactor, p.text);
       if (p.options?.clear) await selectAllAndDelete(h.page);
-      if (secret(sensitive)) await h.page.keyboard.insertText(p.text);
-      else await h.page.keyboard.type(p.text, defined({ delay: p.options?.delay }));
-      return;
+      return write(sensitive);
     }
-    const { left, sensitive } = await learnIfSensitive(h, target.locator, p.text, timeout);
+    const left = timeLeft(timeout);
+    const fast = {
+      action: 'action/type',
+      kind: 'type',
+      timeout,
+      clear: !!p.options?.clear,
+      write: async (sensitive: boolean) => {
+        if (sensitive) learnSecret(h.guards.redactor, p.text);
+        // The probe selected the content to clear: Playwright's clear deletes a selection the same way.
+        if (p.options?.clear) await h.page.keyboard.press('Delete');
+        await write(sensitive);
+      },
+    } as const;
+    if (fastAllowed(h, 'action/type', {}, []) && (await fastText(h, fastTarget(h, p.selector, target.locator), fast))) return;
+    const sensitive = await learnIfSensitive(h, target.locator, p.text, left());
     if (p.options?.clear) await target.locator.clear({ timeout: left() });
     if (secret(sensitive)) {
       await target.locator.focus({ timeout: left() });
@@ -77,13 +99,12 @@ export async function type(h: PageHandle, p: P<'action/type'>): Promise<object> 
 /**
  * Registers `value` with the redactor when the element is a password or card field, before it
  * is written, so nothing the page does with it (events, requests, traces) can carry it out.
- * Returns whether it is, and the time left of `timeout` for the action itself (0, no limit, stays 0).
+ * Returns whether it is. (The fast path learns it from its probe instead.)
  */
-async function learnIfSensitive(h: PageHandle, locator: Locator, value: string, timeout: number): Promise<{ left: () => number; sensitive: boolean }> {
-  const start = Date.now();
+async function learnIfSensitive(h: PageHandle, locator: Locator, value: string, timeout: number): Promise<boolean> {
   const sensitive = await isSensitiveField(locator, timeout);
   if (sensitive) learnSecret(h.guards.redactor, value);
-  return { left: () => (timeout === 0 ? 0 : Math.max(1, timeout - (Date.now() - start))), sensitive };
+  return sensitive;
 }
 
 async function selectAllAndDelete(page: Page): Promise<void> {
@@ -95,7 +116,21 @@ export async function fill(h: PageHandle, p: P<'action/fill'>): Promise<object> 
   const locator = await h.element(p.selector, 'action/fill');
   const timeout = timeoutOf(h, p.options);
   await act('action/fill', p.selector, timeout, async () => {
-    const { left } = await learnIfSensitive(h, locator, p.value, timeout);
+    const left = timeLeft(timeout);
+    const fast = {
+      action: 'action/fill',
+      kind: 'fill',
+      timeout,
+      value: p.value,
+      // The probe selected the field's content: what is written next replaces it, as Playwright's fill does.
+      write: async (sensitive: boolean) => {
+        if (sensitive) learnSecret(h.guards.redactor, p.value);
+        if (p.value) await insertText(h, p.value);
+        else await h.page.keyboard.press('Delete');
+      },
+    } as const;
+    if (fastAllowed(h, 'action/fill', defined({ force: p.options?.force }), []) && (await fastText(h, fastTarget(h, p.selector, locator), fast))) return;
+    await learnIfSensitive(h, locator, p.value, left());
     await locator.fill(p.value, defined({ force: p.options?.force, timeout: left() }));
   });
   return {};
@@ -131,8 +166,15 @@ export async function hover(h: PageHandle, p: P<'action/hover'>): Promise<object
   const target = await h.target(p.selector);
   const timeout = timeoutOf(h, p.options);
   await act('action/hover', p.selector, timeout, async () => {
-    if (target.kind === 'point') await h.page.mouse.move(target.x, target.y);
-    else await target.locator.hover({ ...defined(p.options), timeout });
+    if (target.kind === 'point') return h.page.mouse.move(target.x, target.y);
+    const { timeout: _t, ...options } = defined(p.options);
+    const left = timeLeft(timeout);
+    if (fastAllowed(h, 'action/hover', options, ['noWaitAfter'])) {
+      const input = ({ x, y }: { x: number; y: number }) => h.page.mouse.move(x, y);
+      const fast = { action: 'action/hover', kind: 'hover', timeout, input, awaitNavigation: false, navigationTimeout: 0 } as const;
+      if (await fastPointer(h, fastTarget(h, p.selector, target.locator), fast)) return;
+    }
+    await target.locator.hover({ ...options, timeout: left() });
   });
   return {};
 }
@@ -172,9 +214,14 @@ export async function select(h: PageHandle, p: P<'action/select'>): Promise<{ se
   const locator = await h.element(p.selector, 'action/select');
   const timeout = timeoutOf(h, p.options);
   const values = Array.isArray(p.values) ? p.values : [p.values];
-  const selected = await act('action/select', p.selector, timeout, () =>
-    locator.selectOption(values, defined({ force: p.options?.force, timeout })),
-  );
+  const selected = await act('action/select', p.selector, timeout, async () => {
+    const left = timeLeft(timeout);
+    if (fastAllowed(h, 'action/select', defined({ force: p.options?.force }), [])) {
+      const fast = await fastSelect(h, fastTarget(h, p.selector, locator), { action: 'action/select', values, timeout });
+      if (fast) return fast;
+    }
+    return locator.selectOption(values, defined({ force: p.options?.force, timeout: left() }));
+  });
   return { selected };
 }
 
@@ -182,8 +229,19 @@ export async function check(h: PageHandle, p: P<'action/check'>, checked: boolea
   const name = checked ? 'action/check' : 'action/uncheck';
   const locator = await h.element(p.selector, name);
   const timeout = timeoutOf(h, p.options);
-  const options = { ...defined(p.options), timeout };
-  await act(name, p.selector, timeout, () => (checked ? locator.check(options) : locator.uncheck(options)));
+  const { timeout: _t, ...options } = defined(p.options);
+  await act(name, p.selector, timeout, async () => {
+    const left = timeLeft(timeout);
+    if (fastAllowed(h, name, options, ['noWaitAfter'])) {
+      const input = ({ x, y }: { x: number; y: number }) => h.page.mouse.click(x, y);
+      const fast = await fastPointer(h, fastTarget(h, p.selector, locator), { action: name, kind: 'check', checked, timeout, input, awaitNavigation: false, navigationTimeout: 0 });
+      // Playwright's words for a click the page undid, so both paths fail alike.
+      if (fast?.checked === !checked) throw new Error('Clicking the checkbox did not change its state');
+      if (fast) return;
+    }
+    const rest = { ...options, timeout: left() };
+    await (checked ? locator.check(rest) : locator.uncheck(rest));
+  });
   return {};
 }
 

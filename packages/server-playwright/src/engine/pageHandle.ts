@@ -26,6 +26,15 @@ export interface Timeouts {
   navigation: number;
 }
 
+/** How actions reach the page: the fast path first (fastActions.ts) or Playwright's alone. */
+export interface ActionPath {
+  fast: boolean;
+  /** Whether the page's context is recording a trace: the trace should show Playwright's own actions. */
+  tracing?: () => boolean;
+  /** Debug log of the path each action took, and why the fast one was refused. */
+  debug?: (fields: Record<string, unknown>) => void;
+}
+
 const CONSOLE_LEVELS: Record<string, ConsoleEvent['level']> = {
   log: 'log', debug: 'debug', info: 'info', error: 'error', warning: 'warn', trace: 'debug', dir: 'log', assert: 'error',
 };
@@ -47,6 +56,7 @@ export class PageHandle {
     readonly timeouts: Timeouts,
     emit: Emit,
     readonly guards: SessionGuards,
+    readonly actionPath: ActionPath,
   ) {
     this.refs = new RefRegistry(page, guards.maxRefs);
     this.frames = new FrameTracker(page, timeouts.action);

@@ -17,7 +17,7 @@ import { firstLine, invalidField, limitError, toBAPError } from './errors.js';
 import type { Emit } from './events.js';
 import { NetworkController } from './network.js';
 import { installWebMCPRecorder } from './pageScripts.js';
-import { PageHandle, type Timeouts } from './pageHandle.js';
+import { PageHandle, type ActionPath, type Timeouts } from './pageHandle.js';
 import type { DomainPolicy } from '../security/domainPolicy.js';
 import { PolicyProxy } from '../security/policyProxy.js';
 import { disableWebRtc } from '../security/policyWebRtc.js';
@@ -41,6 +41,7 @@ export interface SessionGuards {
 
 export interface SessionOptions {
   timeouts: Timeouts;
+  actionPath: ActionPath;
   guards: SessionGuards;
   /** Bounds what one reply can carry (download/get). */
   maxMessageBytes: number;
@@ -187,13 +188,19 @@ export class BrowserSession {
     }
     const page = await entry.context.newPage();
     const handle = this.adopt(page, entry);
+    const previous = this.activePageId;
     if (params.activate !== false) this.touch(handle.id);
     if (params.viewport) await page.setViewportSize(params.viewport);
     if (params.url) {
       const nav: { waitUntil?: WaitUntil; timeout?: number } = {};
       if (params.waitUntil) nav.waitUntil = params.waitUntil;
       if (params.timeout !== undefined) nav.timeout = params.timeout;
-      await handle.navigate(params.url, nav);
+      // A page that cannot load its URL (refused host, timeout) is not left behind, blank and active.
+      await handle.navigate(params.url, nav).catch(async (error: unknown) => {
+        await this.closePage(handle.id).catch(() => {});
+        if (previous && this.pages.has(previous)) this.touch(previous);
+        throw error;
+      });
     } else {
       handle.status = 'ready';
     }
@@ -316,7 +323,8 @@ export class BrowserSession {
   private adopt(page: Page, entry: ContextEntry): PageHandle {
     const existing = this.handles.get(page);
     if (existing) return existing;
-    const handle = new PageHandle(`page-${this.nextPage++}`, entry.id, page, this.timeouts, this.options.emit, this.options.guards);
+    const actionPath = { ...this.options.actionPath, tracing: () => entry.tracing };
+    const handle = new PageHandle(`page-${this.nextPage++}`, entry.id, page, this.timeouts, this.options.emit, this.options.guards, actionPath);
     page.setDefaultTimeout(this.options.timeouts.action);
     page.setDefaultNavigationTimeout(this.options.timeouts.navigation);
     this.handles.set(page, handle);

@@ -36,6 +36,7 @@ export class SessionState {
   ) {
     this.session = new BrowserSession(host, {
       timeouts: { action: options.actionTimeout, navigation: options.navigationTimeout },
+      actionPath: { fast: options.fastActions, debug: (fields) => options.logger.debug(fields, 'action path') },
       guards,
       maxMessageBytes: options.maxMessageBytes,
       limits: { maxPages: options.maxPages, maxContexts: options.maxContexts, maxPagesPerContext: options.maxPagesPerContext },
