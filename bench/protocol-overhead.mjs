@@ -2,11 +2,9 @@
 // in-process, in one run on the same local page. Prints p50/p95 and the difference. Each side
 // runs its calls in a block of its own: interleaving two browsers skews their animation-frame
 // phase, which is most of a click's time.
-import { createServer } from 'node:http';
-import { performance } from 'node:perf_hooks';
-import { chromium } from 'playwright-core';
 import { BAPClient } from '@browseragentprotocol/client';
-import { findChromium, startServer } from '@browseragentprotocol/server-playwright';
+import { startServer } from '@browseragentprotocol/server-playwright';
+import { launchChromium, quantile, sample, serveHtml, VIEWPORT } from './lib.mjs';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 60);
 const WARMUP = 5;
@@ -16,21 +14,15 @@ const PAGE = `<!doctype html><title>Bench</title>
 <button id="go" type="button" onclick="this.dataset.n = (+this.dataset.n || 0) + 1">Go</button></form>
 <ul>${Array.from({ length: 50 }, (_, i) => `<li><a href="#i${i}">Item ${i}</a> <button>Buy ${i}</button></li>`).join('')}</ul>`;
 
-const fixture = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/html' });
-  res.end(PAGE);
-});
-await new Promise((resolve) => fixture.listen(0, '127.0.0.1', resolve));
-const url = `http://127.0.0.1:${fixture.address().port}/`;
+const fixture = await serveHtml({ '/': PAGE });
+const url = fixture.url('/');
 
 const server = await startServer({ port: 0, logger: false });
 const client = new BAPClient(server.url);
 await client.connect();
 
-const args = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-if (process.getuid?.() === 0) args.push('--no-sandbox');
-const browser = await chromium.launch({ executablePath: findChromium(), args });
-const page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
+const browser = await launchChromium();
+const page = await (await browser.newContext({ viewport: VIEWPORT })).newPage();
 
 const css = (value) => ({ type: 'css', value });
 const ops = {
@@ -40,31 +32,13 @@ const ops = {
   ariaSnapshot: [() => client.call('observe/ariaSnapshot', {}), () => page.ariaSnapshot({ mode: 'ai' })],
 };
 
-async function time(fn) {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
-}
-
-async function sample(fn) {
-  const times = [];
-  for (let i = 0; i < WARMUP + ITERATIONS; i++) {
-    const ms = await time(fn);
-    if (i >= WARMUP) times.push(ms);
-  }
-  return times;
-}
-
-const quantile = (values, q) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-};
+const times = async (fn) => (await sample(fn, { iterations: ITERATIONS, warmup: WARMUP })).times;
 
 await ops.navigate[0]();
 await ops.navigate[1]();
 const rows = [];
 for (const [name, [viaBap, inProcess]] of Object.entries(ops)) {
-  rows.push({ name, bap: await sample(viaBap), pw: await sample(inProcess) });
+  rows.push({ name, bap: await times(viaBap), pw: await times(inProcess) });
 }
 
 const fmt = (n) => n.toFixed(2).padStart(8);
