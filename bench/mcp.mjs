@@ -101,7 +101,7 @@ async function runBap(s) {
   t = await call(s, r, 'observe', {});
   const [email, password, signInButton] = [refOf(t, 'textbox', 'Email'), refOf(t, 'textbox', 'Password'), refOf(t, 'button', 'Sign in')];
   t = await call(s, r, 'fill', { target: email, value: 'ada@example.com' });
-  check(s, 3, t.includes('= "ada@example.com"'), t);
+  check(s, 3, t.startsWith('✓ fill'), t);
   await call(s, r, 'fill', { target: password, value: 'correct horse' });
   t = await call(s, r, 'click', { target: signInButton });
   check(s, 5, t.includes('/catalog'), t);
@@ -109,9 +109,9 @@ async function runBap(s) {
   check(s, 6, t.includes('Head Torch 13'), t);
   const search = refOf(t, 'button', 'Search');
   t = await call(s, r, 'fill', { target: refOf(t, 'searchbox', 'Search products'), value: QUERY });
-  check(s, 7, t.includes(`= "${QUERY}"`), t);
+  check(s, 7, t.startsWith('✓ fill'), t);
   t = await call(s, r, 'click', { target: search });
-  check(s, 8, t.includes(`removed: ${refOf(observed, 'link', 'Down Jacket 1"')} `), t); // a card that does not match is gone
+  check(s, 8, /- removed \(3\d\d\): /.test(t), t); // the cards that do not match are gone
   // The first result's Add to cart: not in the changes (it did not change), so its ref from step 6.
   t = await call(s, r, 'click', { target: refOf(observed, 'button', 'Add to cart', `"${QUERY}"`) });
   check(s, 9, t.includes('Cart (1 item)'), t);
