@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { requestGuard } from '@browseragentprotocol/server-playwright';
 import { BapMcpServer, type McpOptions } from './mcpServer.js';
 
 export interface McpHttpOptions extends McpOptions {
@@ -25,7 +26,7 @@ export interface RunningMcpHttp {
 
 /** Largest request body accepted, in bytes. */
 const MAX_BODY = 4 * 1024 * 1024;
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
 
 /**
  * MCP over Streamable HTTP at `/mcp`: one MCP session (and one BAP session) per client,
@@ -35,16 +36,9 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 export async function serveMcpHttp(options: McpHttpOptions): Promise<RunningMcpHttp> {
   const mcp = new BapMcpServer(options);
   const transports = new Map<string, StreamableHTTPServerTransport>();
-  const allowedHosts = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()));
-  const allowedOrigins = new Set(options.allowedOrigins ?? []);
-
-  const refusal = (req: IncomingMessage): string | undefined => {
-    const host = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
-    if (!LOOPBACK_NAMES.has(host) && !allowedHosts.has(host)) return `Host "${req.headers.host ?? ''}" is not allowed; add it with --allowed-host.`;
-    const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin)) return `Origin "${origin}" is not allowed; add it with --allowed-origin.`;
-    return undefined;
-  };
+  // The BAP server's own guard; names given with --allowed-host come on top of the loopback ones here.
+  const allowedHosts = options.allowedHosts?.length ? [...LOOPBACK_NAMES, ...options.allowedHosts] : [];
+  const refusal = requestGuard({ allowedHosts, allowedOrigins: options.allowedOrigins ?? [], boundHost: options.host ?? '127.0.0.1' });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refused = refusal(req);

@@ -9,6 +9,7 @@ export type { EmbeddedServer, InProcessLink } from './transports/inProcess.js';
 export type { Principal } from './security/tokens.js';
 export { SERVER_NAME, SERVER_VERSION } from './version.js';
 export { findChromium } from './engine/chromium.js';
+export { requestGuard, type GuardOptions } from './transports/requestGuard.js';
 
 /** Starts a BAP server: WebSocket JSON-RPC and `GET /health` on one port. */
 export function startServer(options: ServerOptions = {}): Promise<RunningServer> {

@@ -18,7 +18,7 @@ const WILDCARD = new Set(['0.0.0.0', '::', '']);
  * server; a `Host` naming another site is DNS rebinding (an attacker's name resolving to us).
  * Agents (Node, Python, the CLI) send no Origin and are not affected.
  */
-export function refusal(req: IncomingMessage, options: GuardOptions): string | null {
+function refusal(req: IncomingMessage, options: GuardOptions): string | null {
   const host = hostName(req.headers.host);
   if (host === null) return 'Missing or malformed Host header.';
   if (!hostAllowed(host, options)) return `Host "${host}" is not one this server answers to (DNS rebinding protection); see --allowed-host.`;
@@ -45,6 +45,12 @@ function hostName(header: string | undefined): string | null {
 
 function normalizeHost(host: string): string {
   return host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+}
+
+/** `refusal` for one server's settings, its allowed origins normalized once. */
+export function requestGuard(options: GuardOptions): (req: IncomingMessage) => string | null {
+  const normalized = { ...options, allowedOrigins: options.allowedOrigins.map(normalizeOrigin) };
+  return (req) => refusal(req, normalized);
 }
 
 export function normalizeOrigin(origin: string): string {

@@ -7,10 +7,10 @@ import { BAPError, ErrorCodes, PROTOCOL_VERSION } from '@browseragentprotocol/pr
 import type { ResolvedServerOptions } from '../options.js';
 import { RpcConnection } from '../rpc/connection.js';
 import { SERVER_VERSION } from '../version.js';
-import { ServerCore } from './inProcess.js';
+import { ServerCore } from './serverCore.js';
 import type { Caller } from '../rpc/gate.js';
 import { HttpApi } from './httpApi.js';
-import { normalizeOrigin, refusal } from './requestGuard.js';
+import { requestGuard } from './requestGuard.js';
 
 export interface RunningServer {
   /** `ws://host:port` for agents. */
@@ -36,10 +36,10 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
   const http = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, route) : createServer(route);
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes * 4, perMessageDeflate: false });
 
-  const guard = { allowedOrigins: options.allowedOrigins.map(normalizeOrigin), allowedHosts: options.allowedHosts, boundHost: options.host };
+  const refusal = requestGuard({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts, boundHost: options.host });
 
   http.on('upgrade', (req, socket, head) => {
-    const refused = refusal(req, guard);
+    const refused = refusal(req);
     const remote = req.socket.remoteAddress ?? 'unknown';
     if (refused) {
       log.warn({ remote, origin: req.headers.origin, host: req.headers.host }, refused);
@@ -90,7 +90,7 @@ export async function listen(options: ResolvedServerOptions): Promise<RunningSer
   }
 
   function route(req: IncomingMessage, res: ServerResponse): void {
-    const refused = refusal(req, guard);
+    const refused = refusal(req);
     if (refused) return json(res, 403, { error: 'forbidden', message: refused });
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/health') {
