@@ -1,5 +1,5 @@
 import type { BAPClient } from '@browseragentprotocol/client';
-import { BAPError, ErrorCodes, type ApprovalRequired } from '@browseragentprotocol/protocol';
+import { BAPError, ErrorCodes, formatZodError, type ApprovalRequired } from '@browseragentprotocol/protocol';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -13,7 +13,7 @@ import { askForApproval, type ApprovalOutcome } from './approvals.js';
 import type { Backend } from './backend.js';
 import { errorText, observationBody, stepLines, tabHeader, type ActStep, type Observation } from './pageReport.js';
 import { pageResources, readPageResource } from './resources.js';
-import { describeIssues, type Tool, type ToolContext } from './tools/index.js';
+import type { Tool, ToolContext } from './tools/index.js';
 import { publishedSchema, text } from './tools/tool.js';
 import { MCP_SERVER_INFO } from './version.js';
 
@@ -87,7 +87,7 @@ export class McpSession {
     const tool = this.byName.get(name);
     if (!tool) return text(`Unknown tool "${name}". Tools: ${[...this.byName.keys()].join(', ')}.`, true);
     const parsed = tool.input.safeParse(args);
-    if (!parsed.success) return text(`Invalid arguments for ${name}: ${describeIssues(parsed.error)}`, true);
+    if (!parsed.success) return text(`Invalid arguments for ${name}: ${formatZodError(parsed.error).message}`, true);
     try {
       return await tool.run(this.context, parsed.data);
     } catch (error) {

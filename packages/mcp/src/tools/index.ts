@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatZodError } from '@browseragentprotocol/protocol';
 import type { ActStep } from '../pageReport.js';
 import { click, fill, hover, press, scroll, select, type, upload } from './actionTools.js';
 import { evaluate, network, storage } from './capabilityTools.js';
@@ -14,7 +15,7 @@ function actTool(stepTools: readonly Tool[]): Tool {
     const step = byName.get(name);
     if (!step?.steps) throw new Error(`steps[${index}].tool: "${name}" cannot be a step; use one of ${names}`);
     const parsed = step.input.safeParse(args);
-    if (!parsed.success) throw new Error(`steps[${index}].args: ${describeIssues(parsed.error)}`);
+    if (!parsed.success) throw new Error(`steps[${index}].args: ${formatZodError(parsed.error).message}`);
     return step.steps(parsed.data);
   };
   return tool({
@@ -30,10 +31,6 @@ function actTool(stepTools: readonly Tool[]): Tool {
     }),
     run: async (ctx, a) => ctx.act(await ctx.page(a.tab), a.steps.flatMap((s, i) => stepsOf(s.tool, s.args, i))),
   });
-}
-
-export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ');
 }
 
 /** Every tool but `act`, in the order tools/list shows them (act goes after upload). */
