@@ -4,6 +4,7 @@
 // with as many contexts, as the peer. Prints throughput, flow latency, CPU per step, every error,
 // the server's memory at baseline, at peak and after the clients are gone, and server.stats().
 // Exits 1 on any BAP error or when contexts and pages are not back to 0.
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { BAPClient } from '@browseragentprotocol/client';
 import { cpuMeter, launchChromium, machine, mb, ms, quantile, serveHtml, startServerChild, table, VIEWPORT } from './lib.mjs';
@@ -13,64 +14,12 @@ const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
 const RAMP_SECONDS = Number(process.env.LOAD_RAMP_SECONDS ?? 10);
 const SETTLE_MS = 10_000;
 
-const ORDER = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Order</title></head><body>
-<h1>Order</h1>
-<form id="order">
-  <p><label>Name <input id="name" required></label> <label>Email <input id="email" type="email"></label></p>
-  <p><label>Size <select id="size"><option>S</option><option>M</option><option>L</option></select></label>
-     <label>Coupon <input id="coupon"></label></p>
-  <p><label>Notes <textarea id="notes"></textarea></label></p>
-  <p><label><input type="checkbox" id="terms"> I accept the terms</label></p>
-  <p>Items: <output id="count" data-n="0">0</output>
-     <button type="button" id="add">Add item</button> <button type="button" id="remove">Remove item</button></p>
-  <button type="submit" id="submit" disabled>Place order</button>
-</form>
-<p id="coupon-status"></p><p id="done" hidden>Order placed</p>
-<a id="details" href="/details.html">Order details</a>
-<script>
-  const count = document.getElementById('count');
-  const bump = (by) => () => { count.dataset.n = count.value = Math.max(0, Number(count.dataset.n) + by); };
-  document.getElementById('add').onclick = bump(1);
-  document.getElementById('remove').onclick = bump(-1);
-  document.getElementById('terms').onchange = (e) => { document.getElementById('submit').disabled = !e.target.checked; };
-  document.getElementById('coupon').onkeydown = (e) => {
-    if (e.key !== 'Enter') return;
-    e.preventDefault();
-    document.getElementById('coupon-status').textContent = 'Coupon applied';
-  };
-  document.getElementById('order').onsubmit = (e) => { e.preventDefault(); document.getElementById('done').hidden = false; };
-</script></body></html>`;
-
-const DETAILS = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Order details</title></head><body>
-<h1>Order details</h1>
-<p><label>Comment <input id="comment"></label> <button type="button" id="like" onclick="this.textContent = 'Liked'">Like</button></p>
-<a href="/order.html">Back to the order</a>
-</body></html>`;
-
-const site = await serveHtml({ '/order.html': ORDER, '/details.html': DETAILS });
-const css = (value) => ({ type: 'css', value });
-const STEPS = [
-  { action: 'page/navigate', params: { url: site.url('/order.html') } },
-  { action: 'action/fill', params: { selector: css('#name'), value: 'Ada Lovelace' }, condition: { selector: css('#name'), state: 'visible' } },
-  { action: 'action/fill', params: { selector: css('#email'), value: 'ada@example.com' } },
-  { action: 'action/select', params: { selector: css('#size'), values: 'M' } },
-  { action: 'action/fill', params: { selector: css('#notes'), value: 'Leave it at the door, please.' } },
-  { action: 'action/check', params: { selector: css('#terms') } },
-  { action: 'action/click', params: { selector: css('#add') } },
-  { action: 'action/click', params: { selector: { type: 'role', role: 'button', name: 'Add item' } } },
-  { action: 'action/click', params: { selector: css('#remove') } },
-  { action: 'page/waitFor', params: { selector: css('#count[data-n="1"]'), state: 'attached' } },
-  { action: 'action/fill', params: { selector: css('#coupon'), value: 'SAVE10' } },
-  { action: 'action/press', params: { key: 'Enter', selector: css('#coupon') } },
-  { action: 'page/waitFor', params: { text: 'Coupon applied' } },
-  { action: 'action/click', params: { selector: css('#submit') }, condition: { selector: css('#submit'), state: 'enabled' } },
-  { action: 'page/waitFor', params: { selector: css('#done'), state: 'visible' } },
-  { action: 'action/click', params: { selector: { type: 'text', value: 'Order details' } } },
-  { action: 'action/fill', params: { selector: css('#comment'), value: 'Thanks!' }, condition: { selector: css('#comment'), state: 'visible' } },
-  { action: 'action/click', params: { selector: css('#like') } },
-  { action: 'page/waitFor', params: { text: 'Liked' } },
-  { action: 'page/goBack', params: {} },
-].map((step, i) => ({ label: `step ${i + 1}`, ...step }));
+// The flow and its pages are the bounded load test's (tests/load.spec.ts): tests/fixtures/load-*.
+const fixture = (name) => readFileSync(new URL(`../tests/fixtures/${name}`, import.meta.url), 'utf8');
+const site = await serveHtml({ '/load-order.html': fixture('load-order.html'), '/load-details.html': fixture('load-details.html') });
+const STEPS = JSON.parse(fixture('load-flow.json')).steps.map((step) =>
+  step.action === 'page/navigate' ? { ...step, params: { url: site.url(`/${step.params.url}`) } } : step,
+);
 
 // Raised for the run: every client is on 127.0.0.1, and the default allows 32 connections per address;
 // on 2 cores, 50 browsers at once make a step wait for CPU far beyond the 10 s default, so actions may wait a minute.

@@ -1,7 +1,7 @@
+import { readFileSync } from 'node:fs';
 import type { AgentActResult, MethodParams } from '@browseragentprotocol/protocol';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startHarness, type Harness } from './support/harness.js';
-import { css } from './support/observe.js';
 
 // A bounded run of bench/load.mjs: every connection on a context of its own, flows at once.
 const CONNECTIONS = 10;
@@ -17,61 +17,12 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const DETAILS = `<!doctype html><title>Order details</title><h1>Order details</h1>
-<label>Comment <input id="comment"></label> <button type="button" id="like" onclick="this.textContent = 'Liked'">Like</button>`;
-
-const order = (detailsUrl: string) => `<!doctype html><title>Order</title><h1>Order</h1>
-<form id="order">
-  <label>Name <input id="name"></label> <label>Email <input id="email" type="email"></label>
-  <label>Size <select id="size"><option>S</option><option>M</option><option>L</option></select></label>
-  <label>Coupon <input id="coupon"></label> <label>Notes <textarea id="notes"></textarea></label>
-  <label><input type="checkbox" id="terms"> I accept the terms</label>
-  <output id="count" data-n="0">0</output>
-  <button type="button" id="add">Add item</button> <button type="button" id="remove">Remove item</button>
-  <button type="submit" id="submit" disabled>Place order</button>
-</form>
-<p id="coupon-status"></p><p id="done" hidden>Order placed</p>
-<a href="${detailsUrl}">Order details</a>
-<script>
-  const count = document.getElementById('count');
-  const bump = (by) => () => { count.dataset.n = count.value = Math.max(0, Number(count.dataset.n) + by); };
-  document.getElementById('add').onclick = bump(1);
-  document.getElementById('remove').onclick = bump(-1);
-  document.getElementById('terms').onchange = (e) => { document.getElementById('submit').disabled = !e.target.checked; };
-  document.getElementById('coupon').onkeydown = (e) => {
-    if (e.key !== 'Enter') return;
-    e.preventDefault();
-    document.getElementById('coupon-status').textContent = 'Coupon applied';
-  };
-  document.getElementById('order').onsubmit = (e) => { e.preventDefault(); document.getElementById('done').hidden = false; };
-</script>`;
-
 type Steps = MethodParams<'agent/act'>['steps'];
 
-function flow(orderUrl: string): Steps {
-  const steps: Steps = [
-    { action: 'page/navigate', params: { url: orderUrl } },
-    { action: 'action/fill', params: { selector: css('#name'), value: 'Ada Lovelace' }, condition: { selector: css('#name'), state: 'visible' } },
-    { action: 'action/fill', params: { selector: css('#email'), value: 'ada@example.com' } },
-    { action: 'action/select', params: { selector: css('#size'), values: 'M' } },
-    { action: 'action/fill', params: { selector: css('#notes'), value: 'Leave it at the door, please.' } },
-    { action: 'action/check', params: { selector: css('#terms') } },
-    { action: 'action/click', params: { selector: css('#add') } },
-    { action: 'action/click', params: { selector: { type: 'role', role: 'button', name: 'Add item' } } },
-    { action: 'action/click', params: { selector: css('#remove') } },
-    { action: 'page/waitFor', params: { selector: css('#count[data-n="1"]'), state: 'attached' } },
-    { action: 'action/fill', params: { selector: css('#coupon'), value: 'SAVE10' } },
-    { action: 'action/press', params: { key: 'Enter', selector: css('#coupon') } },
-    { action: 'page/waitFor', params: { text: 'Coupon applied' } },
-    { action: 'action/click', params: { selector: css('#submit') }, condition: { selector: css('#submit'), state: 'enabled' } },
-    { action: 'page/waitFor', params: { selector: css('#done'), state: 'visible' } },
-    { action: 'action/click', params: { selector: { type: 'text', value: 'Order details' } } },
-    { action: 'action/fill', params: { selector: css('#comment'), value: 'Thanks!' }, condition: { selector: css('#comment'), state: 'visible' } },
-    { action: 'action/click', params: { selector: css('#like') } },
-    { action: 'page/waitFor', params: { text: 'Liked' } },
-    { action: 'page/goBack', params: {} },
-  ];
-  return steps.map((step, i) => ({ ...step, label: `step ${i + 1}` }));
+/** The flow bench/load.mjs runs, on the same pages: its navigate step's url is relative to the fixtures. */
+function flow(): Steps {
+  const { steps } = JSON.parse(readFileSync(new URL('./fixtures/load-flow.json', import.meta.url), 'utf8')) as { steps: Steps };
+  return steps.map((step) => (step.action === 'page/navigate' ? { ...step, params: { url: h.url((step.params as { url: string }).url) } } : step));
 }
 
 /** One agent: its own connection, context and page; flows one after another; then it leaves. */
@@ -86,8 +37,7 @@ async function agent(index: number, steps: Steps): Promise<AgentActResult[]> {
 }
 
 it(`${CONNECTIONS} connections running 20-step agent/act flows at once: every step succeeds, and nothing stays open after they leave`, async () => {
-  const detailsUrl = h.url(`inline?html=${encodeURIComponent(DETAILS)}`);
-  const steps = flow(h.url(`inline?html=${encodeURIComponent(order(detailsUrl))}`));
+  const steps = flow();
   expect(steps).toHaveLength(20);
 
   const flows = (await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => agent(i, steps)))).flat();
