@@ -13,6 +13,8 @@ if [ "$#" -eq 0 ]; then
   BAP_SETUP_DONE=1 bash scripts/schemathesis.sh || status=$?
 fi
 echo "== tests"
+# Plain text when the output is a log, not a terminal: the summary lines stay greppable.
+[ -t 1 ] || export NO_COLOR=1
 report="${BAP_TEST_REPORT:-$(mktemp)}"
 npx vitest run --reporter=default --reporter=json --outputFile="$report" "$@" || status=$?
 node -e '
