@@ -1,7 +1,8 @@
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, selectors, type Browser } from 'playwright-core';
 import { BAPError, ErrorCodes, type BrowserLaunchParams } from '@browseragentprotocol/protocol';
 import { chromiumArgs, findChromium } from './chromium.js';
 import { firstLine } from './errors.js';
+import { fastLabelsEngine } from './pageScripts.js';
 
 export interface BrowserDefaults {
   headless: boolean;
@@ -23,6 +24,17 @@ export interface BrowserLease {
   headless: boolean;
   /** Give the browser back; it closes when unused, at once or after an idle grace period. */
   release(immediate: boolean): Promise<void>;
+}
+
+let snapshotHelpers: Promise<void> | undefined;
+
+/**
+ * Once per process, before the first browser starts (Playwright applies selector engines to the
+ * contexts made after): the engine whose source speeds up snapshots of fresh documents.
+ */
+function registerSnapshotHelpers(): Promise<void> {
+  snapshotHelpers ??= selectors.register('bap_labels', { content: `(${fastLabelsEngine.toString()})()` }, { contentScript: true }).catch(() => {});
+  return snapshotHelpers;
 }
 
 /** How long an unused browser stays up, so the next connection does not pay for a launch. */
@@ -114,6 +126,7 @@ export class BrowserHost {
   }
 
   private async start(params: BrowserLaunchParams): Promise<Browser> {
+    await registerSnapshotHelpers();
     try {
       if (params.cdpUrl) return await chromium.connectOverCDP(params.cdpUrl, { timeout: 30_000 });
       if (params.wsEndpoint) return await chromium.connect(params.wsEndpoint, { timeout: 30_000 });

@@ -297,3 +297,51 @@ export function changeStamp(): string | null {
   const read = (document as unknown as Record<symbol, (() => string) | undefined>)[Symbol.for('bap.changeStamp')];
   return typeof read === 'function' ? read() : null;
 }
+
+/** Installed in every document of a BAP context (an init script): marks the page's own world. */
+export function markPageWorld(): void {
+  Object.defineProperty(globalThis, Symbol.for('bap.pageWorld'), { value: true });
+}
+
+/**
+ * Evaluated by Playwright in each world where it injects its script (a selector engine's source,
+ * registered in browserHost.ts); acts only outside the page's own world, in Playwright's utility
+ * world where snapshots are taken. There `labels` of form controls is answered from one pass over
+ * the document's labels. Chromium's own getter walks the whole document the first time each
+ * control asks, so a snapshot of a fresh document with n controls cost O(n²): 4–5 s for 6,700
+ * controls. The index lives for one task: a snapshot is one synchronous task, and the DOM cannot
+ * change inside it. Controls in shadow roots keep the native getter (their labels are scoped).
+ */
+export function fastLabelsEngine(): { queryAll: () => Element[] } {
+  const engine = { queryAll: () => [] };
+  if ((globalThis as unknown as Record<symbol, unknown>)[Symbol.for('bap.pageWorld')]) return engine;
+  let index: Map<Element, HTMLLabelElement[]> | null = null;
+  const labelsOf = (control: Element): HTMLLabelElement[] => {
+    if (!index) {
+      index = new Map();
+      queueMicrotask(() => (index = null));
+      for (const label of document.querySelectorAll('label')) {
+        const target = label.control;
+        if (!target) continue;
+        const list = index.get(target);
+        if (list) list.push(label);
+        else index.set(target, [label]);
+      }
+    }
+    return index.get(control) ?? [];
+  };
+  const controls = [HTMLInputElement, HTMLButtonElement, HTMLSelectElement, HTMLTextAreaElement, HTMLMeterElement, HTMLOutputElement, HTMLProgressElement];
+  for (const { prototype } of controls) {
+    const native = Object.getOwnPropertyDescriptor(prototype, 'labels')?.get;
+    if (!native) continue;
+    Object.defineProperty(prototype, 'labels', {
+      configurable: true,
+      enumerable: true,
+      get(this: HTMLElement) {
+        if (this.getRootNode() !== document || (this instanceof HTMLInputElement && this.type === 'hidden')) return native.call(this);
+        return labelsOf(this);
+      },
+    });
+  }
+  return engine;
+}

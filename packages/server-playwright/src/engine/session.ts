@@ -16,7 +16,7 @@ import { DownloadRegistry } from './downloads.js';
 import { firstLine, invalidField, limitError, toBAPError } from './errors.js';
 import type { Emit } from './events.js';
 import { NetworkController } from './network.js';
-import { installWebMCPRecorder } from './pageScripts.js';
+import { installWebMCPRecorder, markPageWorld } from './pageScripts.js';
 import { PageHandle, type ActionPath, type Timeouts } from './pageHandle.js';
 import type { DomainPolicy } from '../security/domainPolicy.js';
 import { PolicyProxy } from '../security/policyProxy.js';
@@ -125,6 +125,7 @@ export class BrowserSession {
     }
     const entry = new ContextEntry(id, context, options, id === DEFAULT_CONTEXT);
     this.contexts.set(id, entry);
+    await context.addInitScript(markPageWorld);
     await context.addInitScript(installWebMCPRecorder);
     if (policy.restricts) await context.addInitScript(disableWebRtc);
     context.on('page', (page) => this.adopt(page, entry));
