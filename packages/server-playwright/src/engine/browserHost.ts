@@ -30,7 +30,11 @@ let snapshotHelpers: Promise<void> | undefined;
 
 /**
  * Once per process, before the first browser starts (Playwright applies selector engines to the
- * contexts made after): the engine whose source speeds up snapshots of fresh documents.
+ * contexts made after): the engine whose source speeds up snapshots of fresh documents. The
+ * registration is process-wide, so contexts a host process makes with its own playwright-core
+ * get it too: in their utility worlds, and in their page worlds, which lack BAP's marker, when
+ * Playwright injects its script there. Should registering fail (the name taken), snapshots only
+ * stay as slow as Playwright's own.
  */
 function registerSnapshotHelpers(): Promise<void> {
   snapshotHelpers ??= selectors.register('bap_labels', { content: `(${fastLabelsEngine.toString()})()` }, { contentScript: true }).catch(() => {});
