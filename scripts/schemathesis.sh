@@ -21,9 +21,12 @@ if [ ! -x "$venv/bin/schemathesis" ] || ! cmp -s python/requirements-schemathesi
 fi
 
 log=$(mktemp)
+# Schemathesis's report goes to a file and only its counts are printed: its closing pytest-style
+# banner ("=== 2 warnings in 44s ===") would otherwise read, to a log parser, as a run of no tests.
+report=$(mktemp)
 node packages/cli/dist/bin.js serve --port 0 --quiet > "$log" &
 server=$!
-trap 'kill $server 2>/dev/null || true; rm -f "$log"' EXIT
+trap 'kill $server 2>/dev/null || true; rm -f "$log" "$report"' EXIT
 for _ in $(seq 1 100); do
   url=$(sed -n 's/^BAP server ready on ws:\/\/\([^ ]*\).*/http:\/\/\1/p' "$log")
   [ -n "$url" ] && break
@@ -31,10 +34,6 @@ for _ in $(seq 1 100); do
 done
 [ -n "${url:-}" ] || { echo "schemathesis: bap serve did not start" >&2; exit 1; }
 
-# Schemathesis's report goes to a file and only its counts are printed: its closing pytest-style
-# banner ("=== 2 warnings in 44s ===") would otherwise read, to a log parser, as a run of no tests.
-report=$(mktemp)
-trap 'kill $server 2>/dev/null || true; rm -f "$log" "$report"' EXIT
 status=0
 "$venv/bin/schemathesis" run "$url/openapi.json" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
