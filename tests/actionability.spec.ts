@@ -56,7 +56,8 @@ interface Scenario {
 }
 
 const click: Act = (c, pageId, options) => c.call('action/click', { pageId, selector: css('#target'), options });
-const fill: Act = (c, pageId, options) => c.call('action/fill', { pageId, selector: css('#field'), value: 'hello', options });
+const fillWith = (value: string): Act => (c, pageId, options) => c.call('action/fill', { pageId, selector: css('#field'), value, options });
+const fill = fillWith('hello');
 const check: Act = (c, pageId, options) => c.call('action/check', { pageId, selector: css('#box'), options });
 const select = (value: string): Act => (c, pageId, options) => c.call('action/select', { pageId, selector: css('#choice'), values: value, options });
 const hover: Act = (c, pageId, options) => c.call('action/hover', { pageId, selector: css('#target'), options });
@@ -104,6 +105,48 @@ const SCENARIOS: Scenario[] = [
     log: [],
     read: fieldValue,
     state: 'hello',
+    fast: true,
+  },
+  {
+    name: 'fill: replaces the content, with the input events of inserted text',
+    page: 'field-prefilled',
+    act: fill,
+    error: null,
+    log: ['field:beforeinput:insertText', 'field:input:insertText'],
+    read: fieldValue,
+    state: 'hello',
+    fast: true,
+  },
+  {
+    name: 'fill: an empty value is a Delete key press',
+    page: 'field-prefilled',
+    act: fillWith(''),
+    error: null,
+    log: ['field:keydown', 'field:beforeinput:deleteContentForward', 'field:input:deleteContentForward'],
+    read: fieldValue,
+    state: '',
+    fast: true,
+  },
+  { name: 'fill: a number field', page: 'field-number', act: fillWith('42'), error: null, log: ['field:beforeinput:insertText', 'field:input:insertText'], read: fieldValue, state: '42', fast: true },
+  {
+    name: 'fill: a beforeinput listener cancels it',
+    page: 'field-guarded',
+    act: fill,
+    error: null,
+    log: ['field:beforeinput:insertText'],
+    read: fieldValue,
+    state: 'old text',
+    fast: true,
+  },
+  {
+    // Chromium inserts line by line: one beforeinput, an input per piece.
+    name: 'fill: a textarea, over several lines',
+    page: 'textarea',
+    act: fillWith('one\ntwo'),
+    error: null,
+    log: ['field:beforeinput:insertText', 'field:input:insertText', 'field:input:insertText', 'field:input:insertText'],
+    read: fieldValue,
+    state: 'one\ntwo',
     fast: true,
   },
   { name: 'fill: disabled', page: 'field-disabled', act: fill, error: ElementNotEnabled, log: [], read: fieldValue, state: '', fast: 'disabled' },

@@ -18,6 +18,13 @@ export interface ProbeArgs {
   lateMs: number;
   /** fill: the value (a number field takes numbers only). */
   value?: string;
+  /**
+   * fill: write the value from here (see `insert`) when it is one line, not empty, into an input
+   * or a textarea that is not sensitive: the action then costs one round trip. Secrets, line
+   * breaks (CDP splits them into several insertions) and empty values (a Delete key press) are
+   * left to the caller.
+   */
+  write?: boolean;
   /** type: replace the current content. */
   clear?: boolean;
   /** check: the state wanted. */
@@ -34,7 +41,7 @@ export type ProbeResult =
       sensitive: boolean;
       /** Where to dispatch pointer input, in main-frame viewport coordinates. */
       point?: { x: number; y: number };
-      /** Nothing left to do (a checkbox already in the wanted state, a select already set). */
+      /** Nothing left to do (a checkbox already in the wanted state, a select already set, a field written). */
       done?: boolean;
       selected?: string[];
     };
@@ -302,6 +309,7 @@ export function probeActionability(matches: Element | Element[], a: ProbeArgs): 
     const sensitive = node.matches(a.sensitive) || field.matches(a.sensitive);
     if (a.kind === 'fill' || a.clear) selectAll(field);
     else focus(field);
+    if (a.write && a.value && !sensitive && (tag === 'INPUT' || tag === 'TEXTAREA') && !/[\r\n]/.test(a.value)) return { ok: true, sensitive, done: insert(field, a.value) };
     return { ok: true, sensitive };
   }
 
@@ -329,6 +337,17 @@ export function probeActionability(matches: Element | Element[], a: ProbeArgs): 
     const selection = win!.getSelection();
     selection?.removeAllRanges();
     selection?.addRange(range);
+  }
+
+  /**
+   * Writes over the selected content as CDP's insertText does: a cancelable beforeinput (made
+   * here, so not trusted), then, unless a listener cancelled it, the browser's own insertion,
+   * which fires a trusted input event. True once written or cancelled, as typing would end.
+   */
+  function insert(field: Element, value: string): boolean {
+    const init = { inputType: 'insertText', data: value, bubbles: true, cancelable: true, composed: true };
+    if (!field.dispatchEvent(new (win as typeof globalThis).InputEvent('beforeinput', init))) return true;
+    return field.ownerDocument.execCommand('insertText', false, value);
   }
 
   function focus(field: Element): void {

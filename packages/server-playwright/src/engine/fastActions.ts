@@ -212,18 +212,19 @@ export interface TextAction {
 
 /**
  * Fill or type on the fast path: the probe checks the field and focuses it (for fill, or type
- * with `clear`, selecting its content, so what is written next replaces it), then `write` runs.
+ * with `clear`, selecting its content, so what is written next replaces it), then `write` runs,
+ * unless the probe already wrote a fill's value itself (an input or textarea, not sensitive).
  * False when refused, before anything was written.
  */
 export async function fastText(h: PageHandle, target: FastTarget, a: TextAction): Promise<boolean> {
   const left = timeLeft(a.timeout);
-  const args = a.kind === 'fill' ? { kind: a.kind, value: a.value ?? '' } : { kind: a.kind, clear: !!a.clear };
+  const args = a.kind === 'fill' ? { kind: a.kind, value: a.value ?? '', write: true } : { kind: a.kind, clear: !!a.clear };
   const result = await probe(h, target, args, a.timeout);
   if (!result.ok) {
     refused(h, a.action, result);
     return false;
   }
-  await within(a.write(result.sensitive), { ms: left(), timeout: a.timeout, what: `${a.kind === 'fill' ? 'filling' : 'typing'} the text` });
+  if (!result.done) await within(a.write(result.sensitive), { ms: left(), timeout: a.timeout, what: `${a.kind === 'fill' ? 'filling' : 'typing'} the text` });
   report(h, a.action, { fast: true });
   return true;
 }
