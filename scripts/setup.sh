@@ -19,3 +19,5 @@ fi
 command -v curl >/dev/null || debian_install curl "curl is missing (the HTTP docs tests run curl). Install it: sudo apt-get install -y curl"
 
 npx tsc -b >&2
+# The scripts that run inside pages, bundled with their dependencies.
+node packages/server-playwright/scripts/bundle-page.mjs >&2

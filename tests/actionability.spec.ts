@@ -207,7 +207,10 @@ async function run(side: Side, s: Scenario): Promise<{ outcome: Outcome; path: R
 
 describe('fast actions: the same outcome as Playwright’s path', () => {
   it.each(SCENARIOS)('$name', async (s) => {
-    const [onFast, onSlow] = await Promise.all([run(fast, s), run(slow, s)]);
+    const [first, onSlow] = await Promise.all([run(fast, s), run(slow, s)]);
+    let onFast = first;
+    // A probe the loaded machine answered too late gave way to Playwright's path: that says nothing of the scenario.
+    if (['late', 'slow-page'].includes(String(first.path?.reason))) onFast = await run(fast, s);
     expect(onSlow.outcome).toMatchObject({ error: s.error, log: s.log, ...(s.read ? { state: s.state } : {}) });
     expect(onFast.outcome).toEqual(onSlow.outcome);
     expect(onSlow.path).toMatchObject({ fast: false, reason: 'disabled' });

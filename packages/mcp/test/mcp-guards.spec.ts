@@ -282,7 +282,7 @@ describe('scopes', () => {
     expect(nav.isError, nav.text).toBe(false);
     const observed = await call(c, 'observe');
     expect(observed.isError, observed.text).toBe(false);
-    expect(observed.text).toMatch(/@e\d+ button "Pay now"/);
+    expect(observed.text).toMatch(/@b\d+ button "Pay now"/);
     const r = await call(c, 'click', { target: 'role:button:Cancel' });
     expect(r.isError).toBe(true);
     expect(r.text).toContain('action:click');

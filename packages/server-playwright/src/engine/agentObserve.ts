@@ -5,7 +5,8 @@ import { toBAPError } from './errors.js';
 import { collectInteractive, elementLine, elementObject, type ElementNode } from './interactive.js';
 import { part, type Head, type Part } from './observationBudget.js';
 import { observationsOf, type PageObservations } from './observationCache.js';
-import { blockedMetadata, metadataOf, readFrameState, type FrameState } from './observationMetadata.js';
+import { blockedMetadata, focusedNode, metadataOf, readFrameState, type Focused, type FrameState } from './observationMetadata.js';
+import type { Walk } from './refRegistry.js';
 import { screenshot } from './observe.js';
 import { unlessDialog } from './dialogRace.js';
 import type { PageHandle } from './pageHandle.js';
@@ -64,34 +65,52 @@ export async function agentObserve(h: PageHandle, p: ObserveOptions): Promise<Ag
     const head: Head = { elementCount: 0, ...(o.metadata ? { metadata: await blockedMetadata(h, memory.lastScroll) } : {}) };
     return memory.first({ head, parts: [] }, o.maxChars);
   }
-  const { frame, state, nodes } = page;
+  const { frame, state, elements, nodes } = page;
   memory.lastScroll = state.scroll;
-  const matched = collectInteractive(nodes).filter((el) => selected(el, o, state));
-  const parts = o.elements ? elementParts(matched.slice(0, o.maxElements), o, memory, state.document) : [];
-  if (o.snapshot) parts.push(part('snapshot', snapshotLines(nodes)));
+  const matched = elements.filter((el) => selected(el, o, state));
+  // Walk refs and snapshot refs name the same elements differently: a baseline holds for its own kind.
+  const baseline = `${state.document} ${nodes ? 'snapshot' : 'walk'}`;
+  const parts = o.elements ? elementParts(matched.slice(0, o.maxElements), o, memory, baseline) : [];
+  if (nodes && o.snapshot) parts.push(part('snapshot', snapshotLines(nodes)));
   const head: Head = { elementCount: matched.length, ...page.shot };
-  if (o.metadata) head.metadata = await metadataOf(h, frame, state, nodes);
+  if (o.metadata) head.metadata = metadataOf(h, frame, state, page.focused);
   return memory.first({ head, parts }, o.maxChars);
 }
 
 interface Reading {
   frame: Frame;
   state: FrameState;
-  nodes: AccessibilityNode[];
+  elements: ElementNode[];
+  /** The snapshot, when one was taken. */
+  nodes: AccessibilityNode[] | null;
+  focused: Focused;
   shot?: Pick<Head, 'screenshot' | 'annotations'>;
 }
 
-/** Everything an observation reads from the page: one evaluate, one snapshot, and the screenshot asked for. */
+/**
+ * Everything an observation reads from the page: one evaluate, then the walk of the interactive
+ * elements, or a snapshot where the walk cannot stand in for it (the tree asked for, set-of-marks
+ * labels, which carry the snapshot's refs, a frame other than a main frame without iframes),
+ * and the screenshot asked for.
+ */
 async function read(h: PageHandle, o: Plan): Promise<Reading> {
   const frame = h.frames.current();
   const state = await readFrameState(frame, h.frames.currentId());
-  let nodes: AccessibilityNode[];
+  const boxes = o.bounds || o.viewportOnly;
+  const shotPart = async () => (o.screenshot ? { shot: await shot(h, o.screenshot) } : {});
   try {
-    nodes = await h.refs.capture({ frame, boxes: o.bounds || o.viewportOnly, timeout: h.timeouts.action });
+    const walk = !o.snapshot && !o.screenshot?.annotate && frame === h.page.mainFrame() ? await h.refs.walk(boxes) : null;
+    if (walk) return { frame, state, elements: walk.elements, nodes: null, focused: focusedOf(walk), ...(await shotPart()) };
+    const nodes = await h.refs.capture({ frame, boxes, timeout: h.timeouts.action });
+    return { frame, state, elements: collectInteractive(nodes), nodes, focused: focusedNode(nodes), ...(await shotPart()) };
   } catch (error) {
     throw toBAPError(error, { action: 'agent/observe' });
   }
-  return { frame, state, nodes, ...(o.screenshot ? { shot: await shot(h, o.screenshot) } : {}) };
+}
+
+function focusedOf(walk: Walk): Focused {
+  const el = walk.elements.find((e) => e.focused) ?? walk.focus;
+  return el ? { ref: el.ref, role: el.role, name: el.name } : null;
 }
 
 

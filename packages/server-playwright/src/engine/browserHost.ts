@@ -2,7 +2,7 @@ import { chromium, selectors, type Browser } from 'playwright-core';
 import { BAPError, ErrorCodes, type BrowserLaunchParams } from '@browseragentprotocol/protocol';
 import { chromiumArgs, findChromium } from './chromium.js';
 import { firstLine } from './errors.js';
-import { fastLabelsEngine } from './pageScripts.js';
+import { fastLabelsEngine, REF_ENGINE, refEngine } from './pageScripts.js';
 
 export interface BrowserDefaults {
   headless: boolean;
@@ -30,16 +30,29 @@ let snapshotHelpers: Promise<void> | undefined;
 
 /**
  * Once per process, before the first browser starts (Playwright applies selector engines to the
- * contexts made after): the engine whose source speeds up snapshots of fresh documents. The
- * registration is process-wide, so contexts a host process makes with its own playwright-core
- * get it too: in their utility worlds, and in their page worlds, which lack BAP's marker, when
- * Playwright injects its script there. Should registering fail (the name taken), snapshots only
- * stay as slow as Playwright's own.
+ * contexts made after): the engine whose source speeds up snapshots of fresh documents, and the
+ * one that resolves the refs of the interactive walk (`bap_ref`, in the page's world, where the
+ * walk keeps its table). The registration is process-wide, so contexts a host process makes
+ * with its own playwright-core get them too: the labels engine acts in their utility worlds,
+ * and in their page worlds, which lack BAP's marker, when Playwright injects its script there.
+ * Should registering fail (a name taken), snapshots only stay as slow as Playwright's own, and
+ * observations take Playwright's snapshot instead of the walk.
  */
 function registerSnapshotHelpers(): Promise<void> {
-  snapshotHelpers ??= selectors.register('bap_labels', { content: `(${fastLabelsEngine.toString()})()` }, { contentScript: true }).catch(() => {});
+  snapshotHelpers ??= Promise.all([
+    selectors.register('bap_labels', { content: `(${fastLabelsEngine.toString()})()` }, { contentScript: true }),
+    selectors.register(REF_ENGINE, { content: `(${refEngine.toString()})()` }).then(() => void (refEngineReady = true)),
+  ]).then(
+    () => {},
+    () => {},
+  );
   return snapshotHelpers;
 }
+
+let refEngineReady = false;
+
+/** Whether the `bap_ref` engine is registered: refs of the interactive walk can be resolved. */
+export const walkRefsResolvable = (): boolean => refEngineReady;
 
 /** How long an unused browser stays up, so the next connection does not pay for a launch. */
 const IDLE_CLOSE_MS = 30_000;

@@ -1,26 +1,5 @@
 import type { AccessibilityNode, BoundingBox, InteractiveElement, Selector } from '@browseragentprotocol/protocol';
-
-/** Roles an agent acts on. Containers (listbox, menu, tablist) are left out: their items are listed. */
-const INTERACTIVE_ROLES = new Set([
-  'button',
-  'link',
-  'textbox',
-  'searchbox',
-  'checkbox',
-  'radio',
-  'switch',
-  'combobox',
-  'slider',
-  'spinbutton',
-  'option',
-  'menuitem',
-  'menuitemcheckbox',
-  'menuitemradio',
-  'tab',
-  'treeitem',
-]);
-
-const CHECKABLE_ROLES = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
+import { CHECKABLE_ROLES, INTERACTIVE_ROLES, VALUE_ROLES } from '../page/roles.js';
 
 type Hint = InteractiveElement['actionHints'][number];
 
@@ -84,7 +63,7 @@ export function collectInteractive(nodes: readonly AccessibilityNode[]): Element
 function toElement(node: AccessibilityNode, inFrame: boolean, offset: Offset): ElementNode {
   const el: ElementNode = { ref: node.ref!, role: node.role, name: node.name ?? '', inFrame };
   const value = node.role === 'combobox' ? (selectedOption(node) ?? node.text) : node.text;
-  if (value !== undefined && node.role !== 'generic') el.value = value;
+  if (value !== undefined && VALUE_ROLES.has(node.role)) el.value = value;
   // The snapshot leaves out a false `checked`; an unchecked box says so in its object.
   if (node.checked !== undefined || CHECKABLE_ROLES.has(node.role)) el.checked = node.checked ?? false;
   if (node.expanded !== undefined) el.expanded = node.expanded;

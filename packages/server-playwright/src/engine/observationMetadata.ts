@@ -5,7 +5,7 @@ import type { Scroll } from './observationCache.js';
 import type { PageHandle } from './pageHandle.js';
 
 export type ObservationMetadata = NonNullable<AgentObserveResult['metadata']>;
-type Focused = ObservationMetadata['focused'];
+export type Focused = ObservationMetadata['focused'];
 
 /** What one evaluate in the observed frame tells about it. */
 export interface FrameState {
@@ -45,13 +45,13 @@ export async function readFrameState(frame: Frame, frameId: string): Promise<Fra
   }
 }
 
-export async function metadataOf(h: PageHandle, frame: Frame, state: FrameState, nodes: readonly AccessibilityNode[]): Promise<ObservationMetadata> {
+export function metadataOf(h: PageHandle, frame: Frame, state: FrameState, focused: Focused): ObservationMetadata {
   return {
     ...common(h, frame),
     title: state.title,
     viewport: h.page.viewportSize() ?? (frame === h.page.mainFrame() ? state.viewport : null),
     scroll: state.scroll,
-    focused: focusedOf(nodes),
+    focused,
   };
 }
 
@@ -91,7 +91,7 @@ export async function blockedMetadata(h: PageHandle, lastScroll: Scroll | null):
  * The focused element with a ref, the innermost when focus is inside an iframe. A document's
  * body is what Playwright marks active when nothing has focus, so it does not count.
  */
-export function focusedOf(nodes: readonly AccessibilityNode[]): Focused {
+export function focusedNode(nodes: readonly AccessibilityNode[]): Focused {
   let found: Focused = null;
   const visit = (list: readonly AccessibilityNode[], documentRoot: boolean) => {
     for (const node of list) {

@@ -345,3 +345,23 @@ export function fastLabelsEngine(): { queryAll: () => Element[] } {
   }
   return engine;
 }
+
+export const REF_ENGINE = 'bap_ref';
+
+/**
+ * The `bap_ref` selector engine, in the page's world: `bap_ref=<table>:<id>` is the element the
+ * interactive walk (page/walkInteractive.ts) gave that id, while it is in the document the table
+ * belongs to. Self-contained: Playwright evaluates its source.
+ */
+export function refEngine() {
+  return {
+    queryAll(root: Node, selector: string): Element[] {
+      const table = (globalThis as unknown as Record<symbol, { id: string; elements: Map<number, WeakRef<Element>> } | undefined>)[Symbol.for('bap.refTable')];
+      const [id, n] = selector.split(':');
+      const el = table && table.id === id ? table.elements.get(Number(n))?.deref() : undefined;
+      if (!el || !el.isConnected) return [];
+      const inside = root.nodeType === 9 ? el.ownerDocument === root : root === el || root.contains(el);
+      return inside ? [el] : [];
+    },
+  };
+}

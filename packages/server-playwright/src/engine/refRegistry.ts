@@ -1,9 +1,12 @@
 import { limitError } from './errors.js';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { BAPError, ErrorCodes, type AccessibilityNode } from '@browseragentprotocol/protocol';
-import { collectRefs, toAccessibilityNodes, type RawAriaNode } from './ariaTree.js';
-import { sensitiveValues } from './secrets.js';
-import { changeStamp, installChangeTracker } from './pageScripts.js';
+import { collectRefs, toAccessibilityNodes, type RawAriaNode, type RefEntry } from './ariaTree.js';
+import { walkRefsResolvable } from './browserHost.js';
+import type { ElementNode } from './interactive.js';
+import { runWalk, toElementNode, WALK_REF } from './interactiveWalk.js';
+import { SENSITIVE_FIELDS, sensitiveValues } from './secrets.js';
+import { changeStamp, installChangeTracker, REF_ENGINE } from './pageScripts.js';
 
 interface RefTarget {
   role: string;
@@ -12,6 +15,15 @@ interface RefTarget {
   inFrame: boolean;
   /** Index among the main-frame nodes of the same role and name, in document order. */
   nth: number;
+  /** The main frame's document it was seen in (a count of navigations): no fallback into another. */
+  document: number;
+}
+
+/** The interactive elements of the main frame, by the in-page walk (interactiveWalk.ts). */
+export interface Walk {
+  elements: ElementNode[];
+  /** The focused element when it is not among them. */
+  focus: ElementNode | null;
 }
 
 export interface CaptureOptions {
@@ -39,8 +51,11 @@ export class RefRegistry {
    * table, which only a new snapshot replaces) still hold.
    */
   private unchanged: { frame: Frame | undefined; boxes: boolean; stamps: (string | null)[]; nodes: AccessibilityNode[] } | null = null;
-  /** Set when the main frame navigates: role+name fallback must not hop to another document. */
-  private navigatedSinceSnapshot = false;
+  /** Counts the main frame's navigations: role+name fallback must not hop to another document. */
+  private document = 0;
+  /** Refs of the last walk (`@b<n>`), and the walk while the page's change stamp holds. */
+  private walkRefs = new Map<string, RefTarget & { table: string }>();
+  private walked: { table: string; stamp: string | null; boxes: boolean; walk: Walk } | null = null;
 
   constructor(
     private readonly page: Page,
@@ -48,7 +63,7 @@ export class RefRegistry {
   ) {
     page.on('framenavigated', (frame) => {
       this.unchanged = null;
-      if (frame === page.mainFrame()) this.navigatedSinceSnapshot = true;
+      if (frame === page.mainFrame()) this.document++;
     });
     page.on('frameattached', () => (this.unchanged = null));
     page.on('framedetached', () => (this.unchanged = null));
@@ -101,10 +116,36 @@ export class RefRegistry {
     return nodes;
   }
 
+  /**
+   * The interactive elements of the main frame by one pass in the page, for the candidates alone
+   * (a snapshot names every node): null where the walk cannot stand in for the snapshot, a page
+   * with child frames or one whose scripts broke it. Reused while the page has not changed.
+   */
+  async walk(boxes: boolean): Promise<Walk | null> {
+    const frame = this.page.mainFrame();
+    if (!walkRefsResolvable() || frame.childFrames().length) return null;
+    const last = this.walked;
+    const args = { stamp: last?.boxes === boxes ? last.stamp : null, table: last?.table ?? null, boxes, sensitive: SENSITIVE_FIELDS };
+    const document = this.document;
+    const result = await runWalk(frame, args).catch(() => null);
+    if (!result || document !== this.document) return null;
+    if (result.unchanged && last) return last.walk;
+    if (result.unchanged) return null;
+    if (result.elements.length > this.maxRefs) {
+      throw limitError('refs', this.maxRefs, result.elements.length, 'Observe part of the page: pass a selector (or root) to snapshot one region.');
+    }
+    const walk: Walk = { elements: result.elements.map(toElementNode), focus: result.focus ? toElementNode(result.focus) : null };
+    const listed = walk.focus ? [...walk.elements, walk.focus] : walk.elements;
+    this.walkRefs = new Map(withNth(listed.map(({ ref, role, name }) => [ref, { role, name, inFrame: false }] as const), document).map(([ref, t]) => [ref, { ...t, table: result.table }]));
+    this.walked = { table: result.table, stamp: result.stamp, boxes, walk };
+    return walk;
+  }
+
   /** A locator for a ref, or ElementNotFound within milliseconds when it cannot be resolved. */
   async resolve(input: string): Promise<Locator> {
     const ref = input.startsWith('@') ? input : `@${input}`;
-    const target = this.refs.get(ref);
+    const walked = WALK_REF.test(ref) ? this.walkRefs.get(ref) : undefined;
+    const target = walked ?? this.refs.get(ref);
     if (!target) {
       throw new BAPError(ErrorCodes.ElementNotFound, `Unknown ref ${ref}: it is not in the latest snapshot of this page.`, {
         retryable: false,
@@ -112,7 +153,7 @@ export class RefRegistry {
         recoveryHint: SNAPSHOT_HINT,
       });
     }
-    const direct = this.page.locator(`aria-ref=${ref.slice(1)}`);
+    const direct = walked ? this.page.mainFrame().locator(`${REF_ENGINE}=${walked.table}:${ref.slice(2)}`) : this.page.locator(`aria-ref=${ref.slice(1)}`);
     if ((await direct.count()) === 1) return direct;
     const fallback = await this.fallback(ref, target);
     if (fallback) return fallback;
@@ -126,7 +167,7 @@ export class RefRegistry {
 
   private async fallback(ref: string, target: RefTarget): Promise<Locator | null> {
     // Refs inside iframes and nameless generics have no trustworthy role+name twin.
-    if (this.navigatedSinceSnapshot || target.inFrame || !target.name || target.role === 'generic') return null;
+    if (target.document !== this.document || target.inFrame || !target.name || target.role === 'generic') return null;
     const candidates = this.page.getByRole(target.role as Parameters<Page['getByRole']>[0], {
       name: target.name,
       exact: true,
@@ -137,17 +178,19 @@ export class RefRegistry {
   }
 
   private remember(nodes: AccessibilityNode[]): void {
-    const seen = new Map<string, number>();
-    this.refs = new Map();
-    for (const [ref, { role, name, inFrame }] of collectRefs(nodes)) {
-      // Only main-frame refs can fall back to getByRole, so only they are counted for `nth`.
-      const key = `${role}\u0000${name}`;
-      const nth = seen.get(key) ?? 0;
-      if (!inFrame) seen.set(key, nth + 1);
-      this.refs.set(ref, { role, name, inFrame, nth });
-    }
-    this.navigatedSinceSnapshot = false;
+    this.refs = new Map(withNth([...collectRefs(nodes)], this.document));
   }
+}
+
+/** Each ref's index among the main-frame refs of its role and name (only they fall back to getByRole). */
+function withNth(entries: ReadonlyArray<readonly [string, RefEntry]>, document: number): Array<[string, RefTarget]> {
+  const seen = new Map<string, number>();
+  return entries.map(([ref, { role, name, inFrame }]) => {
+    const key = `${role}\u0000${name}`;
+    const nth = seen.get(key) ?? 0;
+    if (!inFrame) seen.set(key, nth + 1);
+    return [ref, { role, name, inFrame, nth, document }];
+  });
 }
 
 function sameStamps(a: readonly (string | null)[], b: readonly (string | null)[]): boolean {
