@@ -136,7 +136,8 @@ export class RefRegistry {
     }
     const walk: Walk = { elements: result.elements.map(toElementNode), focus: result.focus ? toElementNode(result.focus) : null };
     const listed = walk.focus ? [...walk.elements, walk.focus] : walk.elements;
-    this.walkRefs = new Map(withNth(listed.map(({ ref, role, name }) => [ref, { role, name, inFrame: false }] as const), document).map(([ref, t]) => [ref, { ...t, table: result.table }]));
+    const targets = withNth(listed.map(({ ref, role, name }) => [ref, { role, name, inFrame: false }] as const), document);
+    this.walkRefs = new Map(targets.map(([ref, target]) => [ref, { ...target, table: result.table }]));
     this.walked = { table: result.table, stamp: result.stamp, boxes, walk };
     return walk;
   }
@@ -147,7 +148,7 @@ export class RefRegistry {
     const walked = WALK_REF.test(ref) ? this.walkRefs.get(ref) : undefined;
     const target = walked ?? this.refs.get(ref);
     if (!target) {
-      throw new BAPError(ErrorCodes.ElementNotFound, `Unknown ref ${ref}: it is not in the latest snapshot of this page.`, {
+      throw new BAPError(ErrorCodes.ElementNotFound, `Unknown ref ${ref}: it is not in the latest snapshot (or observation) of this page.`, {
         retryable: false,
         details: { ref },
         recoveryHint: SNAPSHOT_HINT,

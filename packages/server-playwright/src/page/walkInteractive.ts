@@ -63,6 +63,8 @@ const EXPANDED_ROLES = new Set(['application', 'button', 'checkbox', 'combobox',
 const SELECTED_ROLES = new Set(['gridcell', 'option', 'row', 'tab', 'rowheader', 'columnheader', 'treeitem']);
 const DISABLE_ROLES = new Set(['application', 'button', 'composite', 'gridcell', 'group', 'input', 'link', 'menuitem', 'scrollbar', 'separator', 'tab', 'checkbox', 'columnheader', 'combobox', 'grid', 'listbox', 'menu', 'menubar', 'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'radiogroup', 'row', 'rowheader', 'searchbox', 'select', 'slider', 'spinbutton', 'switch', 'tablist', 'textbox', 'toolbar', 'tree', 'treegrid', 'treeitem']);
 const VALID_ROLES = new Set([...INTERACTIVE_ROLES, 'alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote', 'caption', 'cell', 'code', 'columnheader', 'complementary', 'contentinfo', 'definition', 'deletion', 'dialog', 'directory', 'document', 'emphasis', 'feed', 'figure', 'form', 'generic', 'grid', 'gridcell', 'group', 'heading', 'img', 'insertion', 'list', 'listbox', 'listitem', 'log', 'main', 'mark', 'marquee', 'math', 'meter', 'menu', 'menubar', 'navigation', 'none', 'note', 'paragraph', 'presentation', 'progressbar', 'radiogroup', 'region', 'row', 'rowgroup', 'rowheader', 'scrollbar', 'search', 'separator', 'status', 'strong', 'subscript', 'superscript', 'table', 'tablist', 'tabpanel', 'term', 'time', 'timer', 'toolbar', 'tooltip', 'tree', 'treegrid']);
+/** Tags whose implicit role can be interactive (upper case, as `tagName` of HTML elements). */
+const MAY_INTERACT = new Set(['A', 'AREA', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION']);
 const PRESENTATION = new Set(['none', 'presentation']);
 /** Global ARIA attributes that keep an element's own role under role="none" (ARIA's conflict resolution). */
 const GLOBAL_ARIA = ['aria-atomic', 'aria-busy', 'aria-controls', 'aria-current', 'aria-describedby', 'aria-details', 'aria-dropeffect', 'aria-flowto', 'aria-grabbed', 'aria-hidden', 'aria-keyshortcuts', 'aria-label', 'aria-labelledby', 'aria-live', 'aria-owns', 'aria-relevant', 'aria-roledescription'];
@@ -235,7 +237,8 @@ export function walk(args: WalkArgs): WalkResult {
   const out: WalkedElement[] = [];
   const roots: Array<Document | ShadowRoot> = [document];
   const active = document.hasFocus() ? document.activeElement : null;
-  const visited = new Set<Element>();
+  // aria-owns can bring an element in twice: only then is each visit remembered.
+  const visited = document.querySelector('[aria-owns]') ? new Set<Element>() : null;
 
   const describe = (el: Element, role: string, rect: DOMRect | undefined): WalkedElement => {
     let id = table.ids.get(el);
@@ -262,12 +265,15 @@ export function walk(args: WalkArgs): WalkResult {
   };
 
   const visit = (el: Element, covered: boolean): void => {
-    if (visited.has(el)) return;
-    visited.add(el);
+    if (visited) {
+      if (visited.has(el)) return;
+      visited.add(el);
+    }
     const style = getComputedStyle(el);
     if (style.display === 'none') return;
     let listed = false;
-    const role = roleOf(el);
+    // Only elements that may have an interactive role, or a pointer cursor of their own, need a role.
+    const role = MAY_INTERACT.has(el.tagName) || el.hasAttribute('role') || (!covered && style.cursor === 'pointer') ? roleOf(el) : null;
     if (role && style.pointerEvents !== 'none') {
       const interactive = INTERACTIVE_ROLES.has(role);
       const pointer = !interactive && !covered && style.cursor === 'pointer' && !(role === 'generic' && style.display === 'inline' && el.childNodes.length === 1 && el.firstChild!.nodeType === 3);
@@ -289,8 +295,10 @@ export function walk(args: WalkArgs): WalkResult {
     }
     for (let child = el.firstElementChild; child; child = child.nextElementSibling) if (!child.assignedSlot) visit(child, inner);
     const shadow = el.shadowRoot;
-    if (shadow) roots.push(shadow);
-    if (shadow) for (let child = shadow.firstElementChild; child; child = child.nextElementSibling) visit(child, inner);
+    if (shadow) {
+      roots.push(shadow);
+      for (let child = shadow.firstElementChild; child; child = child.nextElementSibling) visit(child, inner);
+    }
     const owns = el.getAttribute('aria-owns');
     if (owns) for (const id of owns.split(/\s+/)) {
       const owned = document.getElementById(id);
