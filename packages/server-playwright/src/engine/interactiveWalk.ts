@@ -26,16 +26,9 @@ export async function runWalk(frame: Frame, args: WalkArgs): Promise<WalkResult>
 export const WALK_REF = /^@b(\d+)$/;
 
 /** A walked element as the interactive tier's element, with its ref. */
-export function toElementNode(w: WalkedElement): ElementNode {
-  const el: ElementNode = { ref: `@b${w.id}`, role: w.role, name: w.name, inFrame: false };
-  if (w.redacted) el.value = REDACTED;
-  else if (w.value !== undefined) el.value = w.value;
-  if (w.checked !== undefined) el.checked = w.checked;
-  if (w.expanded) el.expanded = true;
-  if (w.selected) el.selected = true;
-  if (w.disabled) el.disabled = true;
-  if (w.focused) el.focused = true;
-  if (w.url !== undefined) el.url = w.url;
-  if (w.box) el.bounds = { x: w.box[0], y: w.box[1], width: w.box[2], height: w.box[3] };
+export function toElementNode({ id, redacted, box, ...element }: WalkedElement): ElementNode {
+  const el: ElementNode = { ...element, ref: `@b${id}`, inFrame: false };
+  if (redacted) el.value = REDACTED;
+  if (box) el.bounds = { x: box[0], y: box[1], width: box[2], height: box[3] };
   return el;
 }

@@ -9,6 +9,7 @@
  * observations; the `bap_ref` selector engine (engine/pageScripts.ts refEngine) reads the table.
  */
 import { computeAccessibleName } from 'dom-accessibility-api';
+import type { ElementNode } from '../engine/interactive.js';
 import { CHECKABLE_ROLES, INTERACTIVE_ROLES, VALUE_ROLES } from './roles.js';
 
 export interface WalkArgs {
@@ -21,21 +22,13 @@ export interface WalkArgs {
   sensitive: string;
 }
 
-export interface WalkedElement {
+/** An element as the walk lists it: the tier's element, with the id of its ref and its box as numbers. */
+export type WalkedElement = Omit<ElementNode, 'ref' | 'bounds' | 'inFrame'> & {
   id: number;
-  role: string;
-  name: string;
-  value?: string;
   /** The value is a secret (a password or card field's, or equal to one): left out. */
   redacted?: true;
-  checked?: boolean | 'mixed';
-  expanded?: boolean;
-  selected?: boolean;
-  disabled?: boolean;
-  focused?: boolean;
-  url?: string;
   box?: [number, number, number, number];
-}
+};
 
 export type WalkResult =
   | { unchanged: true; table: string; stamp: string | null }
