@@ -2,7 +2,7 @@ import { chromium, selectors, type Browser } from 'playwright-core';
 import { BAPError, ErrorCodes, type BrowserLaunchParams } from '@browseragentprotocol/protocol';
 import { chromiumArgs, findChromium } from './chromium.js';
 import { firstLine } from './errors.js';
-import { fastLabelsEngine, REF_ENGINE, refEngine } from './pageScripts.js';
+import { fastLabelsEngine, installFastLabels, REF_ENGINE, refEngine } from './pageScripts.js';
 
 export interface BrowserDefaults {
   headless: boolean;
@@ -40,7 +40,7 @@ let snapshotHelpers: Promise<void> | undefined;
  */
 function registerSnapshotHelpers(): Promise<void> {
   snapshotHelpers ??= Promise.all([
-    selectors.register('bap_labels', { content: `(${fastLabelsEngine.toString()})()` }, { contentScript: true }),
+    selectors.register('bap_labels', { content: `(${fastLabelsEngine.toString()})(${installFastLabels.toString()})` }, { contentScript: true }),
     selectors.register(REF_ENGINE, { content: `(${refEngine.toString()})()` }).then(() => void (refEngineReady = true)),
   ]).then(
     () => {},

@@ -304,17 +304,14 @@ export function markPageWorld(): void {
 }
 
 /**
- * Evaluated by Playwright in each world where it injects its script (a selector engine's source,
- * registered in browserHost.ts); acts only outside the page's own world, in Playwright's utility
- * world where snapshots are taken. There `labels` of form controls is answered from one pass over
- * the document's labels. Chromium's own getter walks the whole document the first time each
- * control asks, so a snapshot of a fresh document with n controls cost O(n²): 4–5 s for 6,700
+ * Answers `labels` of form controls from one pass over the document's labels, until the undo it
+ * returns is called. Chromium's own getter walks the whole document the first time each control
+ * asks, so a snapshot (or walk) of a fresh document with n controls cost O(n²): 4–5 s for 6,700
  * controls. The index lives for one task: a snapshot is one synchronous task, and the DOM cannot
- * change inside it. Controls in shadow roots keep the native getter (their labels are scoped).
+ * change inside it. Controls in shadow roots keep the native getter (their labels are scoped), as
+ * do hidden inputs.
  */
-export function fastLabelsEngine(): { queryAll: () => Element[] } {
-  const engine = { queryAll: () => [] };
-  if ((globalThis as unknown as Record<symbol, unknown>)[Symbol.for('bap.pageWorld')]) return engine;
+export function installFastLabels(): () => void {
   let index: Map<Element, HTMLLabelElement[]> | null = null;
   const labelsOf = (control: Element): HTMLLabelElement[] => {
     if (!index) {
@@ -330,20 +327,40 @@ export function fastLabelsEngine(): { queryAll: () => Element[] } {
     }
     return index.get(control) ?? [];
   };
+  const restore: Array<() => void> = [];
   const controls = [HTMLInputElement, HTMLButtonElement, HTMLSelectElement, HTMLTextAreaElement, HTMLMeterElement, HTMLOutputElement, HTMLProgressElement];
   for (const { prototype } of controls) {
-    const native = Object.getOwnPropertyDescriptor(prototype, 'labels')?.get;
-    if (!native) continue;
+    const own = Object.getOwnPropertyDescriptor(prototype, 'labels');
+    const native = own?.get;
+    if (!own || !native || !own.configurable) continue;
     Object.defineProperty(prototype, 'labels', {
-      configurable: true,
-      enumerable: true,
+      ...own,
       get(this: HTMLElement) {
         if (this.getRootNode() !== document || (this instanceof HTMLInputElement && this.type === 'hidden')) return native.call(this);
         return labelsOf(this);
       },
     });
+    restore.push(() => Object.defineProperty(prototype, 'labels', own));
   }
-  return engine;
+  return () => restore.forEach((undo) => undo());
+}
+
+/**
+ * Evaluated by Playwright in each world where it injects its script (a selector engine's source,
+ * registered in browserHost.ts, given `installFastLabels`); acts only outside the page's own
+ * world, in Playwright's utility world where snapshots are taken, and stays for that world's life.
+ */
+export function fastLabelsEngine(install: () => () => void): { queryAll: () => Element[] } {
+  if (!(globalThis as unknown as Record<symbol, unknown>)[Symbol.for('bap.pageWorld')]) install();
+  return { queryAll: () => [] };
+}
+
+/** The interactive walk's ref table (page/walkInteractive.ts), under `Symbol.for('bap.refTable')` in the page's world. */
+export interface RefTable {
+  id: string;
+  next: number;
+  ids: WeakMap<Element, number>;
+  elements: Map<number, WeakRef<Element>>;
 }
 
 export const REF_ENGINE = 'bap_ref';
@@ -356,7 +373,7 @@ export const REF_ENGINE = 'bap_ref';
 export function refEngine() {
   return {
     queryAll(root: Node, selector: string): Element[] {
-      const table = (globalThis as unknown as Record<symbol, { id: string; elements: Map<number, WeakRef<Element>> } | undefined>)[Symbol.for('bap.refTable')];
+      const table = (globalThis as unknown as Record<symbol, RefTable | undefined>)[Symbol.for('bap.refTable')];
       const [id, n] = selector.split(':');
       const el = table && table.id === id ? table.elements.get(Number(n))?.deref() : undefined;
       if (!el || !el.isConnected) return [];

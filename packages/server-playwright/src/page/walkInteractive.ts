@@ -10,6 +10,7 @@
  */
 import { computeAccessibleName } from 'dom-accessibility-api';
 import type { ElementNode } from '../engine/interactive.js';
+import { changeStamp, installFastLabels, type RefTable } from '../engine/pageScripts.js';
 import { CHECKABLE_ROLES, INTERACTIVE_ROLES, VALUE_ROLES } from './roles.js';
 
 export interface WalkArgs {
@@ -41,15 +42,7 @@ export type WalkResult =
       focus?: WalkedElement;
     };
 
-interface RefTable {
-  id: string;
-  next: number;
-  ids: WeakMap<Element, number>;
-  elements: Map<number, WeakRef<Element>>;
-}
-
 const TABLE = Symbol.for('bap.refTable');
-const STAMP = Symbol.for('bap.changeStamp');
 
 const CHECKED_ROLES = new Set(['checkbox', 'menuitemcheckbox', 'option', 'radio', 'switch', 'menuitemradio', 'treeitem']);
 const EXPANDED_ROLES = new Set(['application', 'button', 'checkbox', 'combobox', 'gridcell', 'link', 'listbox', 'menuitem', 'row', 'rowheader', 'tab', 'treeitem', 'columnheader', 'menuitemcheckbox', 'menuitemradio', 'switch']);
@@ -191,38 +184,9 @@ function tableOf(): RefTable {
   return table;
 }
 
-/** While the walk runs: `labels` of light-DOM controls from one pass over the document's labels (Chromium's getter walks the document per control). */
-function withFastLabels<T>(work: () => T): T {
-  const index = new Map<Element, HTMLLabelElement[]>();
-  for (const label of document.querySelectorAll('label')) {
-    const control = label.control;
-    if (control) index.set(control, [...(index.get(control) ?? []), label]);
-  }
-  const restore: Array<() => void> = [];
-  for (const { prototype } of [HTMLInputElement, HTMLButtonElement, HTMLSelectElement, HTMLTextAreaElement, HTMLMeterElement, HTMLOutputElement, HTMLProgressElement]) {
-    const own = Object.getOwnPropertyDescriptor(prototype, 'labels');
-    const native = own?.get;
-    if (!own || !native || !own.configurable) continue;
-    Object.defineProperty(prototype, 'labels', {
-      ...own,
-      get(this: HTMLElement) {
-        if (this.getRootNode() !== document || (this instanceof HTMLInputElement && this.type === 'hidden')) return native.call(this);
-        return index.get(this) ?? [];
-      },
-    });
-    restore.push(() => Object.defineProperty(prototype, 'labels', own));
-  }
-  try {
-    return work();
-  } finally {
-    for (const undo of restore) undo();
-  }
-}
-
 export function walk(args: WalkArgs): WalkResult {
   const table = tableOf();
-  const read = (document as unknown as Record<symbol, (() => string) | undefined>)[STAMP];
-  const stamp = typeof read === 'function' ? read() : null;
+  const stamp = changeStamp();
   if (stamp !== null && stamp === args.stamp && table.id === args.table) return { unchanged: true, table: table.id, stamp };
 
   // The table holds what this walk lists; ids stay with their elements for the document's life.
@@ -299,7 +263,12 @@ export function walk(args: WalkArgs): WalkResult {
     }
   };
 
-  withFastLabels(() => document.documentElement && visit(document.documentElement, false));
+  const undoLabels = installFastLabels();
+  try {
+    if (document.documentElement) visit(document.documentElement, false);
+  } finally {
+    undoLabels();
+  }
   let focus: WalkedElement | undefined;
   if (active && active !== document.body && active !== document.documentElement && !out.some((item) => item.focused)) {
     const role = roleOf(active);
