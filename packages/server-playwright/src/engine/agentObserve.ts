@@ -88,21 +88,24 @@ interface Reading {
 }
 
 /**
- * Everything an observation reads from the page: one evaluate, then the walk of the interactive
- * elements, or a snapshot where the walk cannot stand in for it (the tree asked for, set-of-marks
- * labels, which carry the snapshot's refs, a frame other than a main frame without iframes),
- * and the screenshot asked for.
+ * Everything an observation reads from the page: one evaluate and, beside it, the walk of the
+ * interactive elements, or a snapshot where the walk cannot stand in for it (the tree asked for,
+ * set-of-marks labels, which carry the snapshot's refs, a frame other than a main frame without
+ * iframes); then the screenshot asked for.
  */
 async function read(h: PageHandle, o: Plan): Promise<Reading> {
   const frame = h.frames.current();
-  const state = await readFrameState(frame, h.frames.currentId());
+  const [state, elements] = await Promise.all([readFrameState(frame, h.frames.currentId()), readElements(h, o, frame)]);
+  return { frame, state, ...elements, ...(o.screenshot ? { shot: await shot(h, o.screenshot) } : {}) };
+}
+
+async function readElements(h: PageHandle, o: Plan, frame: Frame): Promise<Pick<Reading, 'elements' | 'nodes' | 'focused'>> {
   const boxes = o.bounds || o.viewportOnly;
-  const shotPart = async () => (o.screenshot ? { shot: await shot(h, o.screenshot) } : {});
   try {
     const walk = !o.snapshot && !o.screenshot?.annotate && frame === h.page.mainFrame() ? await h.refs.walk(boxes) : null;
-    if (walk) return { frame, state, elements: walk.elements, nodes: null, focused: focusedOf(walk), ...(await shotPart()) };
+    if (walk) return { elements: walk.elements, nodes: null, focused: focusedOf(walk) };
     const nodes = await h.refs.capture({ frame, boxes, timeout: h.timeouts.action });
-    return { frame, state, elements: collectInteractive(nodes), nodes, focused: focusedNode(nodes), ...(await shotPart()) };
+    return { elements: collectInteractive(nodes), nodes, focused: focusedNode(nodes) };
   } catch (error) {
     throw toBAPError(error, { action: 'agent/observe' });
   }
@@ -112,7 +115,6 @@ function focusedOf(walk: Walk): Focused {
   const el = walk.elements.find((e) => e.focused) ?? walk.focus;
   return el ? { ref: el.ref, role: el.role, name: el.name } : null;
 }
-
 
 function selected(el: ElementNode, o: Plan, state: FrameState): boolean {
   if (o.roles && !o.roles.has(el.role)) return false;

@@ -129,8 +129,8 @@ export class RefRegistry {
     const document = this.document;
     const result = await runWalk(frame, args).catch(() => null);
     if (!result || document !== this.document) return null;
-    if (result.unchanged && last) return last.walk;
-    if (result.unchanged) return null;
+    // The page says unchanged only to the stamp of a last walk.
+    if (result.unchanged) return last?.walk ?? null;
     if (result.elements.length > this.maxRefs) {
       throw limitError('refs', this.maxRefs, result.elements.length, 'Observe part of the page: pass a selector (or root) to snapshot one region.');
     }
